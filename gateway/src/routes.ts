@@ -1,0 +1,68 @@
+/**
+ * The route table: which group (and so which upstream and error shape) serves a path.
+ *
+ * Every SPEC.md path is served at the root and also under one prefix per group, so a Keystone catalog can give each
+ * service type its own endpoint (DESIGN.md "Discovery").
+ */
+import { type ErrorRenderer, renderKeystoneError, renderOctaviaError, renderPankoError } from '@stratum/http-kit';
+import { domainQuotaVersions, octaviaVersions, pankoVersions } from './versions';
+
+export type Group = 'event' | 'lbaas' | 'domain';
+
+export interface GroupSpec {
+  /** Catalog-style prefix, e.g. `/load-balancer`. */
+  prefix: string;
+  /** Paths (after the prefix) this group serves; matched as whole path segments. */
+  paths: string[];
+  render: ErrorRenderer;
+  versions: (base: string) => unknown;
+  /** Human name in outage messages. */
+  name: string;
+}
+
+export const GROUPS: Record<Group, GroupSpec> = {
+  event: {
+    prefix: '/event',
+    paths: ['/v2/events', '/v2/query/events', '/v2/event_types', '/v2/capabilities'],
+    render: renderPankoError,
+    versions: pankoVersions,
+    name: 'event query',
+  },
+  lbaas: {
+    prefix: '/load-balancer',
+    paths: ['/v2.0/lbaas/quotas', '/v2/lbaas/quotas', '/v2.0/quotas', '/v2/quotas'],
+    render: renderOctaviaError,
+    versions: octaviaVersions,
+    name: 'load balancer quota',
+  },
+  domain: {
+    prefix: '/domain-quota',
+    paths: ['/v3/domain_quotas', '/v3/domain_usage'],
+    render: renderKeystoneError,
+    versions: domainQuotaVersions,
+    name: 'department quota',
+  },
+};
+
+const startsWithSegment = (path: string, prefix: string) => path === prefix || path.startsWith(`${prefix}/`);
+
+/** Where a request path goes. */
+export type Resolution =
+  | { kind: 'proxy'; group: Group; /** path for the upstream (group prefix removed) */ path: string; prefix: string }
+  | { kind: 'versions'; group: Group; prefix: string }
+  | { kind: 'none' };
+
+/** Resolves a path (no query string). */
+export function resolve(path: string): Resolution {
+  for (const [group, spec] of Object.entries(GROUPS) as [Group, GroupSpec][]) {
+    if (path === spec.prefix || path === `${spec.prefix}/`) return { kind: 'versions', group, prefix: spec.prefix };
+    const inner = startsWithSegment(path, spec.prefix) ? path.slice(spec.prefix.length) : null;
+    for (const p of spec.paths) {
+      if (inner !== null && startsWithSegment(inner, p)) return { kind: 'proxy', group, path: inner, prefix: spec.prefix };
+    }
+  }
+  for (const [group, spec] of Object.entries(GROUPS) as [Group, GroupSpec][]) {
+    for (const p of spec.paths) if (startsWithSegment(path, p)) return { kind: 'proxy', group, path, prefix: '' };
+  }
+  return { kind: 'none' };
+}

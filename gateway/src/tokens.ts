@@ -1,0 +1,52 @@
+/**
+ * Token validation. The embedded default and the tests use a static tokens file; Keystone validation plugs in
+ * behind the same interface.
+ */
+import { readFileSync } from 'node:fs';
+import type { Identity } from '@stratum/identity';
+import { z } from 'zod';
+
+/** Resolves an `X-Auth-Token` to the identity it stands for, or null when the token is not valid. */
+export interface TokenValidator {
+  validate(token: string): Promise<Identity | null>;
+}
+
+const TokenEntry = z.object({
+  user_id: z.string().min(1),
+  project_id: z.string().min(1).nullable().default(null),
+  domain_id: z.string().min(1).nullable().default(null),
+  roles: z.array(z.string().min(1)).min(1),
+  /** ISO-8601 expiry; absent = never expires. */
+  expires_at: z.iso.datetime({ offset: true }).optional(),
+});
+export const TokensFile = z.object({ tokens: z.record(z.string().min(16), TokenEntry) });
+export type TokensFile = z.infer<typeof TokensFile>;
+
+/** Tokens from a JSON file, read once at start. */
+export class StaticTokens implements TokenValidator {
+  private readonly tokens: Map<string, z.infer<typeof TokenEntry>>;
+
+  constructor(file: TokensFile) {
+    this.tokens = new Map(Object.entries(file.tokens));
+  }
+
+  /** @throws Error naming the file and the problem when it is unreadable or malformed. */
+  static fromFile(path: string): StaticTokens {
+    let json: unknown;
+    try {
+      json = JSON.parse(readFileSync(path, 'utf8'));
+    } catch (err) {
+      throw new Error(`cannot read tokens file ${path}: ${(err as Error).message}`);
+    }
+    const parsed = TokensFile.safeParse(json);
+    if (!parsed.success) throw new Error(`invalid tokens file ${path}: ${parsed.error.issues[0]?.message}`);
+    return new StaticTokens(parsed.data);
+  }
+
+  async validate(token: string): Promise<Identity | null> {
+    const e = this.tokens.get(token);
+    if (!e) return null;
+    if (e.expires_at && Date.parse(e.expires_at) <= Date.now()) return null;
+    return { userId: e.user_id, projectId: e.project_id, domainId: e.domain_id, roles: e.roles.map((r) => r.toLowerCase()) };
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * The middleware chain every service runs, in order: request id → access log → public routes → identity check →
+ * JSON body → the service's routers → 404 → error renderer. Each service supplies its routers and its group's
+ * error shape; the order is the same everywhere so a route can never run before the identity check.
+ */
+import express, { type Express, type Router } from 'express';
+import type { Logger } from 'pino';
+import type { ErrorRenderer } from './errors';
+import { accessLog, errorHandler, jsonBody, notFound, requestId, requireIdentity } from './middleware';
+
+export interface ServiceAppOptions {
+  logger: Logger;
+  /** Gateway's signing secret; requests without a valid signature are refused with 401. */
+  identitySecret: string;
+  render: ErrorRenderer;
+  /** Routes reachable without identity (versions documents, health checks). */
+  publicRouter?: Router;
+  /** The service's routers, mounted after the identity check and body parser. */
+  routers: Router[];
+  /** Body size limit (body-parser syntax). */
+  bodyLimit?: string;
+}
+
+/** Builds a service's express app; never listens (tests use it with supertest, `serve()` runs it). */
+export function createServiceApp(opts: ServiceAppOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+  app.use(requestId());
+  app.use(accessLog(opts.logger));
+  if (opts.publicRouter) app.use(opts.publicRouter);
+  app.use(requireIdentity(opts.identitySecret));
+  app.use(jsonBody(opts.bodyLimit));
+  for (const r of opts.routers) app.use(r);
+  app.use(notFound());
+  app.use(errorHandler(opts.render, opts.logger));
+  return app;
+}

@@ -1,0 +1,99 @@
+/**
+ * Express middleware shared by the services: request ids, access logs, JSON bodies, identity, errors.
+ */
+import { randomUUID } from 'node:crypto';
+import { type Identity, verifyIdentity } from '@stratum/identity';
+import express, { type ErrorRequestHandler, type RequestHandler, type Response } from 'express';
+import type { Logger } from 'pino';
+import { pinoHttp } from 'pino-http';
+import { AppError, classify, type ErrorRenderer } from './errors';
+
+export const REQUEST_ID_HEADER = 'x-openstack-request-id';
+const REQUEST_ID_RE = /^req-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** Headers never written to logs. */
+export const REDACTED_HEADERS = [
+  'req.headers["x-auth-token"]',
+  'req.headers["x-subject-token"]',
+  'req.headers["x-service-token"]',
+  'req.headers["x-identity-signature"]',
+  'req.headers.authorization',
+  'req.headers.cookie',
+];
+
+/**
+ * Accepts a valid incoming `X-Openstack-Request-Id` (`req-<uuid>`) or makes one, stores it in `res.locals.requestId`
+ * and echoes it on the response, as oslo.middleware's request_id does.
+ */
+export function requestId(): RequestHandler {
+  return (req, res, next) => {
+    const given = req.headers[REQUEST_ID_HEADER];
+    const id = typeof given === 'string' && REQUEST_ID_RE.test(given) ? given : `req-${randomUUID()}`;
+    res.locals.requestId = id;
+    res.setHeader('X-Openstack-Request-Id', id);
+    next();
+  };
+}
+
+/**
+ * pino-http access log: the request id, method, url and status; 4xx at warn, 5xx at error; tokens redacted;
+ * health checks not logged.
+ */
+export function accessLog(logger: Logger): RequestHandler {
+  return pinoHttp({
+    logger,
+    genReqId: (_req, res) => (res as unknown as Response).locals?.requestId ?? `req-${randomUUID()}`,
+    customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
+    autoLogging: { ignore: (req) => req.url === '/healthcheck' },
+    redact: { paths: REDACTED_HEADERS, censor: '[redacted]' },
+    serializers: {
+      req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
+      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+    },
+  }) as unknown as RequestHandler;
+}
+
+/** JSON body parser (any method; Panko accepts a JSON body on GET). Errors go to the error middleware. */
+export function jsonBody(limit = '1mb'): RequestHandler {
+  return express.json({ limit, strict: false, type: ['application/json', 'application/*+json'] });
+}
+
+/**
+ * Refuses any request whose identity headers were not signed by the gateway (401 in the group's shape).
+ * On success the identity is in `res.locals.identity`.
+ */
+export function requireIdentity(secret: string, maxAgeSeconds = 60): RequestHandler {
+  return (req, res, next) => {
+    const result = verifyIdentity(req.headers, secret, maxAgeSeconds);
+    if (!result.ok) {
+      next(new AppError(401, 'The request you have made requires authentication.'));
+      return;
+    }
+    res.locals.identity = result.identity;
+    next();
+  };
+}
+
+/** The verified identity of the request (set by `requireIdentity`). */
+export function identityOf(res: Response): Identity {
+  const id = res.locals.identity as Identity | undefined;
+  if (!id) throw new AppError(401, 'The request you have made requires authentication.');
+  return id;
+}
+
+/** Unknown path → 404 in the group's shape. */
+export function notFound(): RequestHandler {
+  return (_req, _res, next) => next(new AppError(404, 'The resource could not be found.'));
+}
+
+/** Final error middleware: renders every error in the group's shape; logs 5xx with the cause, never echoes it. */
+export function errorHandler(render: ErrorRenderer, logger: Logger): ErrorRequestHandler {
+  return (err, _req, res, _next) => {
+    const { status, message, details, headers } = classify(err);
+    if (status >= 500) logger.error({ err, requestId: res.locals.requestId }, 'request failed');
+    if (res.headersSent) return;
+    if (headers) res.set(headers);
+    if (status === 401) res.setHeader('WWW-Authenticate', 'Keystone uri="/identity"');
+    res.status(status).json(render(status, message, details));
+  };
+}

@@ -1,0 +1,28 @@
+/**
+ * The document store connection: one `MongoClient` per process (the driver's rule), short timeouts so an outage is
+ * a quick 503 rather than a hang, and automatic reconnection by the driver once the store is back.
+ */
+import { type Db, MongoClient } from 'mongodb';
+
+export interface Store {
+  client: MongoClient;
+  db: Db;
+  close(): Promise<void>;
+}
+
+/**
+ * Connects to `uri` and selects `database`. The driver retries in the background after a failure, so the process
+ * recovers by itself when the store comes back.
+ * @throws the driver's error when the store cannot be reached within `serverSelectionTimeoutMS`.
+ */
+export async function connectStore(uri: string, database: string, serverSelectionTimeoutMS = 2000): Promise<Store> {
+  const client = new MongoClient(uri, {
+    serverSelectionTimeoutMS,
+    connectTimeoutMS: serverSelectionTimeoutMS,
+    // FerretDB 1.x does not implement retryable writes' transaction numbers on every backend.
+    retryWrites: false,
+    maxPoolSize: 50,
+  });
+  await client.connect();
+  return { client, db: client.db(database), close: () => client.close() };
+}

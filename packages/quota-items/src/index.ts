@@ -1,0 +1,2 @@
+export * from './lbaas';
+export * from './domain';

@@ -1,0 +1,87 @@
+/**
+ * `PATCH /v3/domain_quotas/{domain_id}` body validation (reference/domain-quota.md §6.4 steps 3-6). Every problem is
+ * collected and reported at once with `details` entries.
+ */
+import { AppError } from '@stratum/http-kit';
+import {
+  canonicalItemName,
+  FIXED_ITEMS,
+  type ItemSpec,
+  SECURE_CONTAINER_PRODUCT,
+  toMilli,
+  VOLUME_TYPE_ITEMS,
+} from '@stratum/quota-items';
+
+/** One machine-readable problem (§6.7). */
+export interface QuotaErrorDetail {
+  region: string;
+  item?: string;
+  requested?: number | unknown;
+  current?: number;
+  min?: number;
+  max?: number;
+  reason: string;
+}
+
+export interface PatchRequest {
+  region: string;
+  /** canonical item name → new value in milli-units (or UNLIMITED). */
+  items: Map<string, number>;
+}
+
+function why(item: string, region: string, regionItems: Map<string, ItemSpec>, products: readonly string[]): string {
+  if (FIXED_ITEMS[item]?.area === 'secure_container' && !products.includes(SECURE_CONTAINER_PRODUCT)) return 'item_unavailable';
+  if (Object.keys(VOLUME_TYPE_ITEMS).some((p) => item.startsWith(p)) && !regionItems.has(item)) return 'unknown_volume_type';
+  void region;
+  return 'unknown_item';
+}
+
+/**
+ * Validates the body against the region catalogue.
+ * @param catalog region → (item → spec) for every known region; `products` per region.
+ * @throws AppError 400 (Keystone envelope, all problems in `details`).
+ */
+export function parsePatch(
+  body: unknown,
+  catalog: Map<string, { items: Map<string, ItemSpec>; products: readonly string[] }>,
+): PatchRequest {
+  const shape = (message: string) => new AppError(400, `Invalid input: ${message}`);
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw shape('the body must be {"domain": {...}}');
+  const keys = Object.keys(body);
+  if (keys.length !== 1 || keys[0] !== 'domain') throw shape('the body must have exactly one member, "domain"');
+  const domain = (body as { domain: unknown }).domain;
+  if (domain === null || typeof domain !== 'object' || Array.isArray(domain)) throw shape('"domain" must be an object');
+  const { region, ...rest } = domain as Record<string, unknown>;
+  if (typeof region !== 'string' || region === '') throw shape('"domain.region" is required and must be a string');
+  const regionCat = catalog.get(region);
+  if (!regionCat) {
+    throw new AppError(400, `Region '${region}' does not exist`, [{ region, reason: 'unknown_region' } satisfies QuotaErrorDetail]);
+  }
+  if (Object.keys(rest).length === 0) throw shape('no quota items given');
+
+  const details: QuotaErrorDetail[] = [];
+  const items = new Map<string, number>();
+  for (const [given, value] of Object.entries(rest)) {
+    const item = canonicalItemName(given);
+    const spec = regionCat.items.get(item);
+    if (!spec) {
+      details.push({ region, item: given, reason: why(item, region, regionCat.items, regionCat.products) });
+      continue;
+    }
+    if (items.has(item)) {
+      details.push({ region, item: given, reason: 'duplicate_item' });
+      continue;
+    }
+    const m = toMilli(value, spec);
+    if (!m.ok) {
+      details.push({ region, item: given, requested: value, reason: m.reason });
+      continue;
+    }
+    items.set(item, m.milli);
+  }
+  if (details.length > 0) {
+    const names = details.map((d) => d.item).join(', ');
+    throw new AppError(400, `Invalid input: quota item(s) not acceptable in region ${region}: ${names}`, details);
+  }
+  return { region, items };
+}

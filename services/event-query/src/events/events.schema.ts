@@ -1,0 +1,127 @@
+/**
+ * Request shapes of group A and their parsing.
+ */
+import { AppError } from '@stratum/http-kit';
+import { z } from 'zod';
+import type { SimpleQuery } from './events.query';
+
+/** Query-string and body keys `GET/POST /v2/events` accepts. */
+const LIST_ARGS = new Set(['q', 'limit', 'sort', 'marker']);
+const Q_KEY = /^q(?:\[(\d+)\])?\.(field|op|value|type)$/;
+
+const QItem = z.strictObject({
+  field: z.string().min(1),
+  op: z.string().optional(),
+  value: z.union([z.string(), z.number(), z.boolean()]).transform(String),
+  type: z.string().optional(),
+});
+
+/** Parsed `GET/POST /v2/events` input. */
+export interface ListInput {
+  q: SimpleQuery[];
+  limit: number | undefined;
+  sort: string[];
+}
+
+function asList(v: unknown): string[] {
+  if (v === undefined) return [];
+  return (Array.isArray(v) ? v : [v]).map(String);
+}
+
+/** Parses a positive integer limit, Panko's message otherwise. */
+export function parseLimit(raw: unknown): number | undefined {
+  if (raw === undefined || raw === null || raw === '') return undefined;
+  const text = String(raw);
+  const n = Number(text);
+  if (!/^-?\d+$/.test(text.trim()) || !Number.isSafeInteger(n)) {
+    throw new AppError(400, `Invalid input for field/attribute limit. Value: '${text}'. unable to convert to int`);
+  }
+  if (n <= 0) throw new AppError(400, `Invalid input for field/attribute limit. Value: '${text}'. the limit should be a positive integer.`);
+  return n;
+}
+
+/**
+ * Parses Panko's list parameters from the query string (positional `q.field=a&q.op=eq&q.value=x&...`, or indexed
+ * `q[0].field=...`) and from a JSON body (`{"q":[...], "limit": n}`), which Panko accepts on GET too.
+ * @throws AppError 400: unknown argument, a parameter given twice, a malformed q element.
+ */
+export function parseListInput(query: Record<string, unknown>, body: unknown): ListInput {
+  const positional: Record<string, string[]> = { field: [], op: [], value: [], type: [] };
+  const indexed = new Map<number, Record<string, string>>();
+  const given = new Set<string>();
+  for (const [key, value] of Object.entries(query)) {
+    const m = Q_KEY.exec(key);
+    if (m) {
+      given.add('q');
+      const sub = m[2] as string;
+      if (m[1] !== undefined) {
+        const i = Number(m[1]);
+        const entry = indexed.get(i) ?? {};
+        entry[sub] = asList(value).at(-1) ?? '';
+        indexed.set(i, entry);
+      } else {
+        (positional[sub] as string[]).push(...asList(value));
+      }
+      continue;
+    }
+    if (!LIST_ARGS.has(key) || key === 'q') throw new AppError(400, `Unknown argument: "${key}"`);
+    given.add(key);
+  }
+
+  let q: SimpleQuery[] = [];
+  const fields = positional.field as string[];
+  for (let i = 0; i < fields.length; i++) {
+    q.push({
+      field: fields[i] as string,
+      op: positional.op?.[i] ?? 'eq',
+      value: positional.value?.[i] ?? '',
+      type: positional.type?.[i] ?? '',
+    });
+  }
+  if ((positional.value as string[]).length < fields.length) throw new AppError(400, 'Mandatory field missing: q.value');
+  for (const [, e] of [...indexed.entries()].sort((a, b) => a[0] - b[0])) {
+    if (!e.field || e.value === undefined) throw new AppError(400, 'Each q element needs a field and a value');
+    q.push({ field: e.field, op: e.op ?? 'eq', value: e.value, type: e.type ?? '' });
+  }
+
+  let limit: unknown = query.limit;
+  const sort = asList(query.sort);
+  if (body !== undefined && body !== null && !(typeof body === 'object' && Object.keys(body).length === 0)) {
+    if (typeof body !== 'object' || Array.isArray(body)) throw new AppError(400, 'The request body must be a JSON object.');
+    for (const [key, value] of Object.entries(body as Record<string, unknown>)) {
+      if (!LIST_ARGS.has(key)) throw new AppError(400, `Unknown argument: "${key}"`);
+      if (given.has(key)) throw new AppError(400, `Parameter ${key} was given several times`);
+      if (key === 'q') {
+        const parsed = z.array(QItem).safeParse(value);
+        if (!parsed.success) throw new AppError(400, `Invalid input for field/attribute q: ${parsed.error.issues[0]?.message}`);
+        q = parsed.data.map((e) => ({ field: e.field, op: e.op ?? 'eq', value: e.value, type: e.type ?? '' }));
+      } else if (key === 'limit') {
+        limit = value;
+      } else if (key === 'sort') {
+        sort.push(...asList(value));
+      }
+    }
+  }
+  return { q, limit: parseLimit(limit), sort };
+}
+
+/** `POST /v2/query/events` body: Ceilometer's complex query, plus SPEC.md's `desc` sort mode. */
+export const ComplexQueryBody = z.strictObject({
+  /** JSON text of the filter expression (an object is accepted too). */
+  filter: z.union([z.string(), z.record(z.string(), z.unknown())]).optional(),
+  /** JSON text of the order-by list (a list is accepted too). */
+  orderby: z.union([z.string(), z.array(z.unknown())]).optional(),
+  limit: z.union([z.number(), z.string()]).optional(),
+  /** Sort mode of SPEC.md's field table: `true`/`desc` → newest first, `false`/`asc` → oldest first. */
+  desc: z.union([z.string(), z.boolean()]).optional(),
+});
+export type ComplexQueryBody = z.infer<typeof ComplexQueryBody>;
+
+/** Parses JSON text, reporting errors with the given prefix as Ceilometer does. */
+export function parseJsonText(text: string, prefix: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new AppError(400, `${prefix}${(err as Error).message}`);
+  }
+}

@@ -1,0 +1,26 @@
+/**
+ * The lbaas-quota express app (never listens; see server.ts).
+ */
+import { createServiceApp, renderOctaviaError } from '@stratum/http-kit';
+import { type Express, Router } from 'express';
+import type { LbaasQuotaDeps } from './deps';
+import { quotasRouter } from './quotas/quotas.router';
+
+/** Octavia mounts the same controller at these prefixes (reference/lbaas-quota.md §1). */
+export const LBAAS_PREFIXES = ['/v2.0/lbaas', '/v2/lbaas', '/v2.0', '/v2'];
+
+export function buildApp(deps: LbaasQuotaDeps): Express {
+  const pub = Router();
+  pub.get('/healthcheck', (_req, res) => {
+    res.type('text/plain').send('OK');
+  });
+  const router = Router();
+  router.use(LBAAS_PREFIXES, quotasRouter(deps.quotas));
+  return createServiceApp({
+    logger: deps.logger,
+    identitySecret: deps.config.STRATUM_IDENTITY_SECRET,
+    render: renderOctaviaError,
+    publicRouter: pub,
+    routers: [router],
+  });
+}

@@ -1,0 +1,41 @@
+/**
+ * lbaas-quota settings, from the environment, parsed once.
+ * The deployment defaults mirror Octavia's `[quotas] default_*_quota` options (default -1 = unlimited); every replica
+ * reads the same configuration, so replicas agree on them.
+ */
+import { BaseServiceEnv, parseConfig } from '@stratum/http-kit';
+import { MAX_QUOTA, MIN_QUOTA, type LbaasResolved } from '@stratum/quota-items';
+import { z } from 'zod';
+
+const quota = z.coerce.number().int().min(MIN_QUOTA).max(MAX_QUOTA).default(-1);
+
+export const LbaasQuotaEnv = BaseServiceEnv.extend({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8782),
+  DEFAULT_LOAD_BALANCER_QUOTA: quota,
+  DEFAULT_LISTENER_QUOTA: quota,
+  DEFAULT_MEMBER_QUOTA: quota,
+  DEFAULT_POOL_QUOTA: quota,
+  DEFAULT_HEALTH_MONITOR_QUOTA: quota,
+  DEFAULT_L7POLICY_QUOTA: quota,
+  DEFAULT_L7RULE_QUOTA: quota,
+  /** Largest list page (Octavia `[api_settings] pagination_max_limit`). */
+  PAGINATION_MAX_LIMIT: z.coerce.number().int().min(1).default(1000),
+});
+export type LbaasQuotaConfig = Readonly<z.infer<typeof LbaasQuotaEnv>>;
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): LbaasQuotaConfig {
+  return parseConfig(LbaasQuotaEnv, env);
+}
+
+/** The deployment defaults as a resource → limit map. */
+export function defaultsOf(c: LbaasQuotaConfig): LbaasResolved {
+  return {
+    load_balancer: c.DEFAULT_LOAD_BALANCER_QUOTA,
+    listener: c.DEFAULT_LISTENER_QUOTA,
+    member: c.DEFAULT_MEMBER_QUOTA,
+    pool: c.DEFAULT_POOL_QUOTA,
+    health_monitor: c.DEFAULT_HEALTH_MONITOR_QUOTA,
+    l7policy: c.DEFAULT_L7POLICY_QUOTA,
+    l7rule: c.DEFAULT_L7RULE_QUOTA,
+  };
+}
