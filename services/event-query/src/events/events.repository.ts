@@ -18,12 +18,14 @@ export class EventsRepository {
    * time order for the unfiltered list. Idempotent.
    */
   async ensureIndexes(): Promise<void> {
-    await this.col.createIndexes([
+    // One index per command: FerretDB 1.24 panics ("slice bounds out of range") on a createIndexes carrying several.
+    const specs = [
       { key: { generated: 1, _id: 1 }, name: 'generated' },
       { key: { 't.resource_id': 1, generated: 1 }, name: 'resource_generated' },
       { key: { project_id: 1, generated: 1 }, name: 'project_generated' },
       { key: { event_type: 1, generated: 1 }, name: 'type_generated' },
-    ]);
+    ] as const;
+    for (const { key, name } of specs) await this.col.createIndex(key, { name });
   }
 
   /**

@@ -1,0 +1,7 @@
+#!/bin/sh
+# `npm start`: install what a fresh machine lacks, then run the embedded stack.
+set -eu
+ROOT=$(CDPATH= cd -- "$(dirname -- "$0")/../.." && pwd)
+sh "$ROOT/deploy/scripts/ensure-pnpm.sh"
+cd "$ROOT"
+exec node --import tsx deploy/src/start.ts

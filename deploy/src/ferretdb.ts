@@ -1,0 +1,116 @@
+/**
+ * Starting FerretDB (a MongoDB wire-protocol server) for the embedded default (SQLite backend under ./var) and for
+ * tests and benchmarks (the local PostgreSQL, a fresh database per run).
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, openSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+import { MongoClient } from 'mongodb';
+
+/** Repository root (this file is deploy/src/ferretdb.ts). */
+export const ROOT = resolve(__dirname, '..', '..');
+export const FERRETDB_BIN = join(ROOT, '.tools', 'bin', 'ferretdb');
+
+/** Builds FerretDB into .tools/bin when it is not there yet (deploy/scripts/install-ferretdb.sh). */
+export function ensureFerretDB(): void {
+  execFileSync('sh', [join(ROOT, 'deploy', 'scripts', 'install-ferretdb.sh')], { stdio: 'inherit' });
+}
+
+/** A free TCP port on 127.0.0.1. */
+export async function freePort(): Promise<number> {
+  return new Promise((ok, fail) => {
+    const srv = createServer();
+    srv.once('error', fail);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => ok(port));
+    });
+  });
+}
+
+export interface FerretDBOptions {
+  backend: { handler: 'sqlite'; dir: string } | { handler: 'postgresql'; url: string };
+  port: number;
+  /** FerretDB's state directory and log file go here. */
+  stateDir: string;
+}
+
+export interface RunningFerretDB {
+  uri: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts FerretDB and waits until it answers a ping.
+ * @throws Error with the log file's path when it does not come up within `timeoutMs`.
+ */
+export async function startFerretDB(opts: FerretDBOptions, timeoutMs = 30_000): Promise<RunningFerretDB> {
+  mkdirSync(opts.stateDir, { recursive: true });
+  const args = [
+    `--listen-addr=127.0.0.1:${opts.port}`,
+    `--state-dir=${opts.stateDir}`,
+    '--telemetry=disable',
+    '--debug-addr=127.0.0.1:0',
+    '--log-level=warn',
+  ];
+  if (opts.backend.handler === 'sqlite') {
+    mkdirSync(opts.backend.dir, { recursive: true });
+    args.push('--handler=sqlite', `--sqlite-url=file:${resolve(opts.backend.dir)}/`);
+  } else {
+    args.push('--handler=postgresql', `--postgresql-url=${opts.backend.url}`);
+  }
+  const logPath = join(opts.stateDir, 'ferretdb.log');
+  const log = openSync(logPath, 'a');
+  const child = spawn(FERRETDB_BIN, args, { stdio: ['ignore', log, log] });
+  const uri = `mongodb://127.0.0.1:${opts.port}/`;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`FerretDB exited with code ${child.exitCode}; see ${logPath}`);
+    const client = new MongoClient(uri, { serverSelectionTimeoutMS: 500 });
+    try {
+      await client.db('admin').command({ ping: 1 });
+      break;
+    } catch {
+      if (Date.now() > deadline) {
+        child.kill('SIGKILL');
+        throw new Error(`FerretDB did not answer on port ${opts.port} within ${timeoutMs} ms; see ${logPath}`);
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    } finally {
+      await client.close();
+    }
+  }
+  return {
+    uri,
+    process: child,
+    stop: () =>
+      new Promise<void>((ok) => {
+        if (child.exitCode !== null) return ok();
+        child.once('exit', () => ok());
+        child.kill('SIGTERM');
+        setTimeout(() => child.kill('SIGKILL'), 5000).unref();
+      }),
+  };
+}
+
+/** The local PostgreSQL that tests and benchmarks use (DESIGN.md: 127.0.0.1:5432, trust auth). */
+export const PG_ADMIN_URL = process.env.STRATUM_PG_URL ?? 'postgres://postgres@127.0.0.1:5432';
+
+function psql(sql: string): void {
+  execFileSync('psql', [`${PG_ADMIN_URL}/postgres`, '-v', 'ON_ERROR_STOP=1', '-q', '-c', sql], { stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
+/** Creates a fresh PostgreSQL database for one run. @returns its URL. */
+export function createPgDatabase(name: string): string {
+  if (!/^[a-z0-9_]+$/.test(name)) throw new Error(`bad database name ${name}`);
+  psql(`DROP DATABASE IF EXISTS ${name}`);
+  psql(`CREATE DATABASE ${name}`);
+  return `${PG_ADMIN_URL}/${name}`;
+}
+
+export function dropPgDatabase(name: string): void {
+  if (!/^[a-z0-9_]+$/.test(name)) return;
+  psql(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+}

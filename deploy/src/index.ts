@@ -1,0 +1,4 @@
+export * from './ferretdb';
+export * from './load';
+export * from './processes';
+export * from './tokens';

@@ -1,0 +1,110 @@
+/**
+ * Runs the three services and the gateway as separate processes (as they deploy), each on its own port.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { ROOT } from './ferretdb';
+
+export interface StackPorts {
+  gateway: number;
+  eventQuery: number;
+  lbaasQuota: number;
+  domainQuota: number;
+}
+
+export interface StackOptions {
+  mongoUri: string;
+  database: string;
+  identitySecret: string;
+  tokensFile: string;
+  ports: StackPorts;
+  /** Extra environment for every process (e.g. LOG_LEVEL, quota defaults). */
+  env?: Record<string, string>;
+  /** Where child output goes: inherit (visible) or ignore. */
+  stdio?: 'inherit' | 'ignore';
+}
+
+export interface RunningStack {
+  gatewayUrl: string;
+  urls: Record<keyof StackPorts, string>;
+  stop(): Promise<void>;
+}
+
+async function waitHealthy(url: string, child: ChildProcess, name: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${name} exited with code ${child.exitCode} during start-up`);
+    try {
+      const r = await fetch(`${url}/healthcheck`);
+      if (r.ok) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${name} did not become healthy at ${url} within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 150));
+  }
+}
+
+/** Starts the services, then the gateway, and waits until each answers its health check. */
+export async function startStack(opts: StackOptions): Promise<RunningStack> {
+  const url = (port: number) => `http://127.0.0.1:${port}`;
+  const urls = {
+    gateway: url(opts.ports.gateway),
+    eventQuery: url(opts.ports.eventQuery),
+    lbaasQuota: url(opts.ports.lbaasQuota),
+    domainQuota: url(opts.ports.domainQuota),
+  };
+  const common = {
+    ...process.env,
+    MONGODB_URI: opts.mongoUri,
+    MONGODB_DATABASE: opts.database,
+    STRATUM_IDENTITY_SECRET: opts.identitySecret,
+    ...opts.env,
+  };
+  const pieces: [keyof StackPorts, string, Record<string, string>][] = [
+    ['eventQuery', 'services/event-query/src/server.ts', { PORT: String(opts.ports.eventQuery) }],
+    ['lbaasQuota', 'services/lbaas-quota/src/server.ts', { PORT: String(opts.ports.lbaasQuota) }],
+    ['domainQuota', 'services/domain-quota/src/server.ts', { PORT: String(opts.ports.domainQuota) }],
+    [
+      'gateway',
+      'gateway/src/server.ts',
+      {
+        PORT: String(opts.ports.gateway),
+        TOKENS_FILE: opts.tokensFile,
+        EVENT_QUERY_URL: urls.eventQuery,
+        LBAAS_QUOTA_URL: urls.lbaasQuota,
+        DOMAIN_QUOTA_URL: urls.domainQuota,
+      },
+    ],
+  ];
+  const children: ChildProcess[] = [];
+  const stop = async () => {
+    await Promise.all(
+      children.map(
+        (c) =>
+          new Promise<void>((ok) => {
+            if (c.exitCode !== null) return ok();
+            c.once('exit', () => ok());
+            c.kill('SIGTERM');
+            setTimeout(() => c.kill('SIGKILL'), 5000).unref();
+          }),
+      ),
+    );
+  };
+  try {
+    const started = pieces.map(([name, file, env]) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, file)], {
+        cwd: ROOT,
+        env: { ...common, ...env },
+        stdio: ['ignore', opts.stdio ?? 'inherit', 'inherit'],
+      });
+      children.push(child);
+      return [name, child] as const;
+    });
+    for (const [name, child] of started) await waitHealthy(urls[name], child, name);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { gatewayUrl: urls.gateway, urls, stop };
+}
