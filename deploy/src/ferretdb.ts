@@ -99,7 +99,10 @@ export async function startFerretDB(opts: FerretDBOptions, timeoutMs = 30_000): 
 export const PG_ADMIN_URL = process.env.STRATUM_PG_URL ?? 'postgres://postgres@127.0.0.1:5432';
 
 function psql(sql: string): void {
-  execFileSync('psql', [`${PG_ADMIN_URL}/postgres`, '-v', 'ON_ERROR_STOP=1', '-q', '-c', sql], { stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync('psql', [`${PG_ADMIN_URL}/postgres`, '-v', 'ON_ERROR_STOP=1', '-q', '-c', sql], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, PGOPTIONS: '-c client_min_messages=warning' },
+  });
 }
 
 /** Creates a fresh PostgreSQL database for one run. @returns its URL. */

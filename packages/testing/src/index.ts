@@ -1,0 +1,132 @@
+/**
+ * The whole stack in-process for integration tests: the three services (each its own app and store connection) on
+ * ephemeral ports, and the real gateway in front of them with a real static tokens file. Each call gets its own
+ * MongoDB database on the test FerretDB, so a test file owns its data.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as domainQuota from '@stratum/domain-quota';
+import * as eventQuery from '@stratum/event-query';
+import { buildGateway, StaticTokens, loadConfig as loadGatewayConfig, type TokensFile } from '@stratum/gateway';
+import * as lbaasQuota from '@stratum/lbaas-quota';
+import type { Express } from 'express';
+import type { Db } from 'mongodb';
+import pino from 'pino';
+
+/** A caller of the API with a token. */
+export interface Persona {
+  token: string;
+  userId: string;
+  projectId: string | null;
+  domainId: string | null;
+  roles: string[];
+}
+
+export interface TestStack {
+  /** The gateway app, for supertest. */
+  gateway: Express;
+  /** Base URLs of the services, to prove they refuse requests that bypass the gateway. */
+  serviceUrls: { eventQuery: string; lbaasQuota: string; domainQuota: string };
+  /** admin: cloud admin; memberA/readerA: project A; memberB: project B; deptAdmin: admin of department `deptDomainId`. */
+  personas: Record<'admin' | 'memberA' | 'readerA' | 'memberB' | 'deptAdmin', Persona>;
+  projectA: string;
+  projectB: string;
+  deptDomainId: string;
+  /** The stack's database (to arrange data through the loaders, never to assert). */
+  db: Db;
+  close(): Promise<void>;
+}
+
+const hex = (n: number) => randomBytes(n).toString('hex');
+
+function persona(roles: string[], projectId: string | null, domainId: string | null): Persona {
+  return { token: hex(32), userId: `user-${hex(6)}`, projectId, domainId, roles };
+}
+
+async function listen(app: Express): Promise<{ server: Server; url: string }> {
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise<void>((ok, fail) => {
+    server.once('listening', ok);
+    server.once('error', fail);
+  });
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+export interface TestStackOptions {
+  /** Extra environment for the lbaas-quota service (e.g. DEFAULT_LOAD_BALANCER_QUOTA). */
+  lbaasEnv?: Record<string, string>;
+  /** Extra environment for the event-query service. */
+  eventEnv?: Record<string, string>;
+  /** Override an upstream URL (e.g. a closed port, to test outages). */
+  upstreamOverride?: Partial<Record<'EVENT_QUERY_URL' | 'LBAAS_QUOTA_URL' | 'DOMAIN_QUOTA_URL', string>>;
+}
+
+/** Starts the stack on the test FerretDB (STRATUM_TEST_MONGODB_URI, set by the integration global setup). */
+export async function startTestStack(opts: TestStackOptions = {}): Promise<TestStack> {
+  const uri = process.env.STRATUM_TEST_MONGODB_URI;
+  if (!uri) throw new Error('STRATUM_TEST_MONGODB_URI is not set: run integration tests through jest (global setup)');
+  const database = `t_${hex(6)}`;
+  const secret = hex(24);
+  const common = { MONGODB_URI: uri, MONGODB_DATABASE: database, STRATUM_IDENTITY_SECRET: secret, LOG_LEVEL: 'silent' };
+  const logger = pino({ level: 'silent' });
+
+  const eq = await eventQuery.createDeps(eventQuery.loadConfig({ ...common, ...opts.eventEnv }), logger);
+  const lb = await lbaasQuota.createDeps(lbaasQuota.loadConfig({ ...common, ...opts.lbaasEnv }), logger);
+  const dq = await domainQuota.createDeps(domainQuota.loadConfig(common), logger);
+  const eqSrv = await listen(eventQuery.buildApp(eq));
+  const lbSrv = await listen(lbaasQuota.buildApp(lb));
+  const dqSrv = await listen(domainQuota.buildApp(dq));
+
+  const projectA = hex(16);
+  const projectB = hex(16);
+  const deptDomainId = hex(16);
+  const personas = {
+    admin: persona(['admin', 'member', 'reader'], `admin-${hex(4)}`, 'default'),
+    memberA: persona(['member', 'reader'], projectA, 'default'),
+    readerA: persona(['reader'], projectA, 'default'),
+    memberB: persona(['member', 'reader'], projectB, 'default'),
+    deptAdmin: persona(['admin'], null, deptDomainId),
+  };
+  const file: TokensFile = { tokens: {} };
+  for (const p of Object.values(personas)) {
+    file.tokens[p.token] = { user_id: p.userId, project_id: p.projectId, domain_id: p.domainId, roles: p.roles };
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'stratum-test-'));
+  const tokensFile = join(dir, 'tokens.json');
+  writeFileSync(tokensFile, JSON.stringify(file));
+
+  const config = loadGatewayConfig({
+    STRATUM_IDENTITY_SECRET: secret,
+    TOKENS_FILE: tokensFile,
+    EVENT_QUERY_URL: eqSrv.url,
+    LBAAS_QUOTA_URL: lbSrv.url,
+    DOMAIN_QUOTA_URL: dqSrv.url,
+    UPSTREAM_TIMEOUT_MS: '5000',
+    LOG_LEVEL: 'silent',
+    ...opts.upstreamOverride,
+  });
+  const gateway = buildGateway({ config, logger, tokens: StaticTokens.fromFile(tokensFile) });
+
+  return {
+    gateway,
+    serviceUrls: { eventQuery: eqSrv.url, lbaasQuota: lbSrv.url, domainQuota: dqSrv.url },
+    personas,
+    projectA,
+    projectB,
+    deptDomainId,
+    db: eq.store.db,
+    close: async () => {
+      for (const s of [eqSrv, lbSrv, dqSrv]) s.server.closeAllConnections();
+      await Promise.all([eqSrv, lbSrv, dqSrv].map((s) => new Promise((ok) => s.server.close(ok))));
+      await eq.store.db.dropDatabase().catch(() => undefined);
+      await Promise.all([eq.close(), lb.close(), dq.close()]);
+    },
+  };
+}
+
+/** A fresh random UUID (message ids, resource ids). */
+export const uuid = () => randomUUID();

@@ -1,0 +1,151 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadRegistryFile, ROOT } from '@stratum/deploy';
+import { startTestStack, type TestStack } from '@stratum/testing';
+import request from 'supertest';
+import { parse, stringify } from 'yaml';
+
+const FINANCE = '47eaa0992cb6916d86dc283cf0480ff9';
+const RESEARCH = '50b298e65ee118ce09bfdcfe2d36a8f8';
+
+describe('group C: department and cloud quotas through the gateway (sample registry)', () => {
+  let stack: TestStack;
+  const registry = parse(readFileSync(join(ROOT, 'deploy/samples/registry.yaml'), 'utf8'));
+
+  beforeAll(async () => {
+    stack = await startTestStack();
+    // The department admin persona administers a department of its own, added to the sample registry.
+    registry.departments.push({ id: stack.deptDomainId, name: 'Test department', quotas: { RegionOne: { cores: 10 } } });
+    await loadRegistryFile(stack.db, stringify(registry));
+  });
+  afterAll(() => stack.close());
+
+  const as = (who: keyof TestStack['personas']) => ({ 'X-Auth-Token': stack.personas[who].token });
+  const sumProjects = (domainId: string, region: string, item: string) =>
+    registry.projects
+      .filter((p: { domain_id: string }) => p.domain_id === domainId)
+      .reduce((s: number, p: { quotas: Record<string, Record<string, number>> }) => s + (p.quotas[region]?.[item] ?? 0), 0);
+
+  it('C1 returns usage (allocated to projects), quotas and limits per region; container items only where installed', async () => {
+    const res = await request(stack.gateway).get(`/v3/domain_quotas/${FINANCE}`).set(as('admin'));
+    expect(res.status).toBe(200);
+    const one = res.body.domain.RegionOne;
+    const two = res.body.domain.RegionTwo;
+    expect(one.quotas.cores).toBe(614);
+    expect(one.quotas.ram).toBe(209715.2);
+    expect(one.usage.instances).toBe(sumProjects(FINANCE, 'RegionOne', 'instances'));
+    expect(one.quotas).toHaveProperty('volumes_ceph_hdd');
+    expect(one.quotas).toHaveProperty('cpu');
+    expect(two.quotas).not.toHaveProperty('cpu');
+    expect(two.quotas).not.toHaveProperty('volumes_ceph_hdd');
+    // limits = cloud quota − Σ department quotas + own quota
+    const deptSum = registry.departments
+      .filter((d: { id: string }) => d.id !== 'default')
+      .reduce((s: number, d: { quotas: Record<string, Record<string, number>> }) => s + (d.quotas.RegionOne?.cores ?? 0), 0);
+    // The cloud's allocation also holds the `default` domain's own projects.
+    expect(one.limits.cores).toBe(4096 - deptSum - sumProjects('default', 'RegionOne', 'cores') + 614);
+    expect(two.limits.loadbalancer).toBe(-1);
+  });
+
+  it('C2 changes the named items (both spellings accepted) and answers the C1 shape after the edit', async () => {
+    const res = await request(stack.gateway)
+      .patch(`/v3/domain_quotas/${RESEARCH}`)
+      .set(as('admin'))
+      .send({ domain: { region: 'RegionOne', networks: 90, security_group_rule: 2100, gigabytes_ssd: 10000.5 } });
+    expect(res.status).toBe(200);
+    expect(res.body.domain.RegionOne.quotas).toMatchObject({ network: 90, security_group_rule: 2100, gigabytes_ssd: 10000.5 });
+    const after = await request(stack.gateway).get(`/v3/domain_quotas/${RESEARCH}`).set(as('admin'));
+    expect(after.body.domain.RegionOne.quotas.network).toBe(90);
+  });
+
+  it('C2 above limits is a 409 with max, and nothing is written', async () => {
+    const before = await request(stack.gateway).get(`/v3/domain_quotas/${RESEARCH}`).set(as('admin'));
+    const max = before.body.domain.RegionOne.limits.cores;
+    const res = await request(stack.gateway)
+      .patch(`/v3/domain_quotas/${RESEARCH}`)
+      .set(as('admin'))
+      .send({ domain: { region: 'RegionOne', cores: max + 1, instances: 1 } });
+    expect(res.status).toBe(409);
+    expect(res.body.error).toMatchObject({ code: 409, title: 'Conflict' });
+    expect(res.body.error.details).toEqual(expect.arrayContaining([expect.objectContaining({ item: 'cores', max, reason: 'exceeds_limit' })]));
+    const after = await request(stack.gateway).get(`/v3/domain_quotas/${RESEARCH}`).set(as('admin'));
+    expect(after.body.domain.RegionOne.quotas).toEqual(before.body.domain.RegionOne.quotas);
+  });
+
+  it('C2 at exactly limits succeeds, then the cloud has nothing left for another department', async () => {
+    const before = await request(stack.gateway).get(`/v3/domain_quotas/${stack.deptDomainId}`).set(as('admin'));
+    const max = before.body.domain.RegionOne.limits.cores;
+    const ok = await request(stack.gateway).patch(`/v3/domain_quotas/${stack.deptDomainId}`).set(as('admin')).send({ domain: { region: 'RegionOne', cores: max } });
+    expect(ok.status).toBe(200);
+    const finance = await request(stack.gateway).get(`/v3/domain_quotas/${FINANCE}`).set(as('admin'));
+    expect(finance.body.domain.RegionOne.limits.cores).toBe(finance.body.domain.RegionOne.quotas.cores);
+    await request(stack.gateway).patch(`/v3/domain_quotas/${stack.deptDomainId}`).set(as('admin')).send({ domain: { region: 'RegionOne', cores: 10 } }).expect(200);
+  });
+
+  it('C2 below what projects hold is a 409 with min', async () => {
+    const held = sumProjects(FINANCE, 'RegionOne', 'instances');
+    const res = await request(stack.gateway).patch(`/v3/domain_quotas/${FINANCE}`).set(as('admin')).send({ domain: { region: 'RegionOne', instances: held - 1 } });
+    expect(res.status).toBe(409);
+    expect(res.body.error.details[0]).toMatchObject({ item: 'instances', min: held, reason: 'below_allocated' });
+  });
+
+  it.each([
+    [{ domain: { region: 'Nowhere', cores: 1 } }, 'unknown_region'],
+    [{ domain: { region: 'RegionTwo', cpu: 1 } }, 'item_unavailable'],
+    [{ domain: { region: 'RegionOne', volumes_nope: 1 } }, 'unknown_volume_type'],
+    [{ domain: { region: 'RegionOne', colour: 1 } }, 'unknown_item'],
+    [{ domain: { region: 'RegionOne', cores: 1.5 } }, 'too_many_decimals'],
+    [{ domain: { region: 'RegionOne', cores: '10' } }, 'not_a_number'],
+    [{ domain: { region: 'RegionOne', cores: -2 } }, 'out_of_range'],
+  ])('C2 %j is a 400 naming the problem (%s)', async (body, reason) => {
+    const res = await request(stack.gateway).patch(`/v3/domain_quotas/${RESEARCH}`).set(as('admin')).send(body);
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe(400);
+    expect(res.body.error.details[0].reason).toBe(reason);
+  });
+
+  it('C2 with a malformed body shape is a 400', async () => {
+    for (const body of [{}, { domain: { cores: 1 } }, { domain: { region: 'RegionOne' } }, { domain: 1 }, { other: {} }]) {
+      const res = await request(stack.gateway).patch(`/v3/domain_quotas/${RESEARCH}`).set(as('admin')).send(body);
+      expect(res.status).toBe(400);
+    }
+  });
+
+  it('C1/C2 of an unknown department is a 404', async () => {
+    const res = await request(stack.gateway).get('/v3/domain_quotas/nope').set(as('admin'));
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ error: { code: 404, title: 'Not Found', message: 'Could not find domain: nope.' } });
+    expect((await request(stack.gateway).patch('/v3/domain_quotas/nope').set(as('admin')).send({ domain: { region: 'RegionOne', cores: 1 } })).status).toBe(404);
+  });
+
+  it('policy: a department admin reads its own department only and edits nothing; members get 403', async () => {
+    expect((await request(stack.gateway).get(`/v3/domain_quotas/${stack.deptDomainId}`).set(as('deptAdmin'))).status).toBe(200);
+    expect((await request(stack.gateway).get(`/v3/domain_quotas/${FINANCE}`).set(as('deptAdmin'))).status).toBe(403);
+    const patch = await request(stack.gateway).patch(`/v3/domain_quotas/${stack.deptDomainId}`).set(as('deptAdmin')).send({ domain: { region: 'RegionOne', cores: 1 } });
+    expect(patch.status).toBe(403);
+    expect((await request(stack.gateway).get('/v3/domain_usage').set(as('memberA'))).status).toBe(403);
+  });
+
+  it('C3 returns quotas, allocated, limits, usage and quota_fake (= quotas) with a Deprecation header', async () => {
+    const res = await request(stack.gateway).get('/v3/domain_usage').set(as('admin'));
+    expect(res.status).toBe(200);
+    expect(res.headers.deprecation).toBeDefined();
+    const one = res.body.domain.RegionOne;
+    expect(one.quotas.cores).toBe(4096);
+    expect(one.quota_fake).toEqual(one.quotas);
+    expect(one.usage.instances).toBe(registry.usage.RegionOne.values.instances);
+    expect(one.limits.cores).toBe(-1);
+    const finance = await request(stack.gateway).get(`/v3/domain_quotas/${FINANCE}`).set(as('admin'));
+    expect(one.allocated.cores).toBe(4096 - finance.body.domain.RegionOne.limits.cores + finance.body.domain.RegionOne.quotas.cores);
+  });
+
+  it('sums fractional values exactly (0.1 + 0.2 = 0.3)', async () => {
+    const dept = stack.deptDomainId;
+    await request(stack.gateway).patch(`/v3/domain_quotas/${dept}`).set(as('admin')).send({ domain: { region: 'RegionOne', cpu: 0.1 } }).expect(200);
+    const before = (await request(stack.gateway).get('/v3/domain_usage').set(as('admin'))).body.domain.RegionOne.allocated.cpu;
+    await request(stack.gateway).patch(`/v3/domain_quotas/${dept}`).set(as('admin')).send({ domain: { region: 'RegionOne', cpu: 0.3 } }).expect(200);
+    const after = (await request(stack.gateway).get('/v3/domain_usage').set(as('admin'))).body.domain.RegionOne.allocated.cpu;
+    expect(Math.round((after - before) * 1000)).toBe(200);
+    expect(String(after)).not.toMatch(/0000|9999/);
+  });
+});

@@ -1,0 +1,164 @@
+import { startTestStack, type TestStack } from '@stratum/testing';
+import { randomBytes } from 'node:crypto';
+import request from 'supertest';
+
+/** Octavia's functional tests randomise the defaults each run and pin one to unlimited so -1 is always exercised. */
+const rnd = () => String(Math.floor(Math.random() * 9000));
+const DEFAULTS = { load_balancer: rnd(), listener: rnd(), member: rnd(), pool: '-1', health_monitor: rnd(), l7policy: rnd(), l7rule: '3' };
+
+describe('group B: load balancer quotas through the gateway', () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await startTestStack({
+      lbaasEnv: Object.fromEntries(Object.entries(DEFAULTS).map(([k, v]) => [`DEFAULT_${k.toUpperCase()}_QUOTA`, v])),
+    });
+  });
+  afterAll(() => stack.close());
+
+  const as = (who: keyof TestStack['personas']) => ({ 'X-Auth-Token': stack.personas[who].token });
+  const project = () => randomBytes(16).toString('hex');
+  const defaults = Object.fromEntries(Object.entries(DEFAULTS).map(([k, v]) => [k, Number(v)]));
+
+  it('B2 returns the configured defaults under `quota`, readable by a project reader', async () => {
+    const res = await request(stack.gateway).get('/v2.0/lbaas/quotas/defaults').set(as('readerA'));
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ quota: defaults });
+  });
+
+  it('B3 shows the defaults for a project without a record (never 404)', async () => {
+    const res = await request(stack.gateway).get(`/v2.0/lbaas/quotas/${project()}`).set(as('admin'));
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ quota: defaults });
+  });
+
+  it('PUT answers 202 with the resolved quota; B3 then shows it, nulls resolved to defaults', async () => {
+    const p = project();
+    const put = await request(stack.gateway)
+      .put(`/v2.0/lbaas/quotas/${p}`)
+      .set(as('admin'))
+      .send({ quota: { loadbalancer: 10, health_monitor: 4, healthmonitor: 8, listener: null, l7rule: -1 } });
+    expect(put.status).toBe(202);
+    const expected = { ...defaults, load_balancer: 10, health_monitor: 4, l7rule: -1 };
+    expect(put.body).toEqual({ quota: expected });
+    const show = await request(stack.gateway).get(`/v2/lbaas/quotas/${p}`).set(as('admin'));
+    expect(show.body).toEqual({ quota: expected });
+    const narrowed = await request(stack.gateway).get(`/v2.0/lbaas/quotas/${p}?fields=load_balancer&fields=pool`).set(as('admin'));
+    expect(narrowed.body).toEqual({ quota: { load_balancer: 10, pool: -1 } });
+  });
+
+  it('B1 lists records with both spellings, in_use, tenant_id and raw null; filters by project_id; narrows by fields', async () => {
+    const p = project();
+    await request(stack.gateway).put(`/v2.0/lbaas/quotas/${p}`).set(as('admin')).send({ quota: { load_balancer: 3 } }).expect(202);
+    const res = await request(stack.gateway).get(`/v2.0/lbaas/quotas?project_id=${p}`).set(as('admin'));
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      quotas: [
+        {
+          project_id: p,
+          tenant_id: p,
+          load_balancer: 3,
+          loadbalancer: 3,
+          listener: null,
+          member: null,
+          pool: null,
+          health_monitor: null,
+          healthmonitor: null,
+          l7policy: null,
+          l7rule: null,
+          in_use_load_balancer: 0,
+          in_use_listener: 0,
+          in_use_member: 0,
+          in_use_pool: 0,
+          in_use_health_monitor: 0,
+          in_use_l7policy: 0,
+          in_use_l7rule: 0,
+        },
+      ],
+      quotas_links: [],
+    });
+    const narrowed = await request(stack.gateway).get(`/v2.0/lbaas/quotas?project_id=${p}&fields=project_id&fields=loadbalancer`).set(as('admin'));
+    expect(narrowed.body.quotas).toEqual([{ project_id: p, loadbalancer: 3 }]);
+  });
+
+  it('B1 for a member lists only their own project', async () => {
+    await request(stack.gateway).put(`/v2.0/lbaas/quotas/${stack.projectA}`).set(as('admin')).send({ quota: { pool: 7 } }).expect(202);
+    await request(stack.gateway).put(`/v2.0/lbaas/quotas/${stack.projectB}`).set(as('admin')).send({ quota: { pool: 8 } }).expect(202);
+    const res = await request(stack.gateway).get('/v2.0/lbaas/quotas').set(as('memberA'));
+    expect(res.body.quotas.map((q: { project_id: string }) => q.project_id)).toEqual([stack.projectA]);
+    const other = await request(stack.gateway).get(`/v2.0/lbaas/quotas?project_id=${stack.projectB}`).set(as('memberA'));
+    expect(other.body).toEqual({ quotas: [], quotas_links: [] });
+  });
+
+  it('B1 pages with limit and a next link that works', async () => {
+    const ids = [project(), project(), project()].sort();
+    for (const id of ids) await request(stack.gateway).put(`/v2.0/lbaas/quotas/${id}`).set(as('admin')).send({ quota: { member: 1 } }).expect(202);
+    const seen: string[] = [];
+    let url: string | undefined = '/v2.0/lbaas/quotas?limit=2';
+    for (let i = 0; url && i < 100; i++) {
+      const res = await request(stack.gateway).get(url).set(as('admin'));
+      expect(res.status).toBe(200);
+      seen.push(...res.body.quotas.map((q: { project_id: string }) => q.project_id));
+      const next = res.body.quotas_links.find((l: { rel: string }) => l.rel === 'next');
+      url = next ? new URL(next.href).pathname + new URL(next.href).search : undefined;
+    }
+    for (const id of ids) expect(seen).toContain(id);
+    expect(new Set(seen).size).toBe(seen.length);
+  });
+
+  it('B4 resets to the defaults with 204 and no body; a project without a record is 404', async () => {
+    const p = project();
+    await request(stack.gateway).put(`/v2.0/lbaas/quotas/${p}`).set(as('admin')).send({ quota: { listener: 1 } }).expect(202);
+    const del = await request(stack.gateway).delete(`/v2.0/lbaas/quotas/${p}`).set(as('admin'));
+    expect(del.status).toBe(204);
+    expect(del.text).toBe('');
+    expect((await request(stack.gateway).get(`/v2.0/lbaas/quotas/${p}`).set(as('admin'))).body).toEqual({ quota: defaults });
+    const missing = project();
+    const res = await request(stack.gateway).delete(`/v2.0/lbaas/quotas/${missing}`).set(as('admin'));
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ faultcode: 'Client', faultstring: `Quotas ${missing} not found.`, debuginfo: null });
+  });
+
+  it('policy: a member reads their own quota, not another project; may not PUT or DELETE', async () => {
+    expect((await request(stack.gateway).get(`/v2.0/lbaas/quotas/${stack.projectA}`).set(as('memberA'))).status).toBe(200);
+    const other = await request(stack.gateway).get(`/v2.0/lbaas/quotas/${stack.projectB}`).set(as('memberA'));
+    expect(other.status).toBe(403);
+    expect(other.body.faultstring).toBe('Policy does not allow this request to be performed.');
+    expect((await request(stack.gateway).put(`/v2.0/lbaas/quotas/${stack.projectA}`).set(as('memberA')).send({ quota: { pool: 1 } })).status).toBe(403);
+    expect((await request(stack.gateway).delete(`/v2.0/lbaas/quotas/${stack.projectA}`).set(as('memberA'))).status).toBe(403);
+  });
+
+  it.each([
+    [{ quota: { pool: -2 } }, "Invalid input for field/attribute pool. Value: '-2'. Value should be greater or equal to -1"],
+    [{ quota: { pool: 2000000001 } }, "Invalid input for field/attribute pool. Value: '2000000001'. Value should be lower or equal to 2000000000"],
+    [{ quota: { pool: '5' } }, /Value should be an integer/],
+    [{ quota: { pool: 5.9 } }, /Value should be an integer/],
+    [{ quota: { pool: true } }, /Value should be an integer/],
+    [{ quota: { pool: [1] } }, /Value should be an integer/],
+    [{ quota: { pool: {} } }, /Value should be an integer/],
+    [{ quota: { project_id: 'x' } }, 'Unknown attribute for argument quotas.quota: project_id'],
+    [{}, 'Missing argument: "quota"'],
+    [{ quota: 5 }, /Value should be an object/],
+    [{ quotas: { pool: 1 } }, /Unknown attribute for argument quotas: quotas/],
+  ])('PUT %j is a 400 (Octavia gives 500 for several), nothing written', async (body, message) => {
+    const p = project();
+    const res = await request(stack.gateway).put(`/v2.0/lbaas/quotas/${p}`).set(as('admin')).send(body);
+    expect(res.status).toBe(400);
+    expect(res.body.faultcode).toBe('Client');
+    if (typeof message === 'string') expect(res.body.faultstring).toBe(message);
+    else expect(res.body.faultstring).toMatch(message);
+    expect((await request(stack.gateway).get(`/v2.0/lbaas/quotas?project_id=${p}`).set(as('admin'))).body.quotas).toEqual([]);
+  });
+
+  it('PUT with malformed JSON is a 400 and with a non-JSON content type a 415', async () => {
+    const bad = await request(stack.gateway).put(`/v2.0/lbaas/quotas/${project()}`).set(as('admin')).set('Content-Type', 'application/json').send('{"quota":');
+    expect(bad.status).toBe(400);
+    expect(bad.body.faultstring).toBe('Request is not in valid JSON format');
+    const text = await request(stack.gateway).put(`/v2.0/lbaas/quotas/${project()}`).set(as('admin')).set('Content-Type', 'text/plain').send('pool=1');
+    expect(text.status).toBe(415);
+  });
+
+  it('B1 rejects an unknown filter and an unknown field with 400', async () => {
+    expect((await request(stack.gateway).get('/v2.0/lbaas/quotas?colour=red').set(as('admin'))).status).toBe(400);
+    expect((await request(stack.gateway).get('/v2.0/lbaas/quotas?fields=colour').set(as('admin'))).status).toBe(400);
+  });
+});
