@@ -1,6 +1,7 @@
 #!/bin/sh
 # `npm test`: install what a fresh machine lacks, typecheck, lint, then run the unit and integration tests
 # (integration tests start FerretDB on the local PostgreSQL, a fresh database per run).
+# Ends with a plain "tests: N passed, N failed" line.
 set -eu
 ROOT=$(CDPATH= cd -- "$(dirname -- "$0")/../.." && pwd)
 sh "$ROOT/deploy/scripts/ensure-pnpm.sh"
@@ -8,4 +9,12 @@ sh "$ROOT/deploy/scripts/install-ferretdb.sh"
 cd "$ROOT"
 pnpm exec tsc -p tsconfig.json --noEmit
 pnpm exec biome check .
-pnpm exec jest "$@"
+mkdir -p var
+rc=0
+pnpm exec jest --json --outputFile=var/jest-results.json "$@" || rc=$?
+node -e '
+  const r = require(process.argv[1]);
+  console.log(`tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests} skipped`);
+  if (r.numTotalTests === 0) process.exitCode = 1;
+' "$ROOT/var/jest-results.json" || rc=1
+exit "$rc"

@@ -28,7 +28,9 @@ async function main(): Promise<void> {
   try {
     const events = await loadEvents(client.db(database), readFileSync(join(ROOT, 'deploy/samples/notifications.jsonl'), 'utf8'));
     const registry = await loadRegistryFile(client.db(database), readFileSync(join(ROOT, 'deploy/samples/registry.yaml'), 'utf8'));
-    console.log(`samples: ${events.stored} new events (${events.duplicates} already stored, ${events.rejected.length} rejected); registry ${JSON.stringify(registry)}`);
+    console.log(
+      `samples: ${events.stored} new events (${events.duplicates} already stored, ${events.rejected.length} rejected); registry ${JSON.stringify(registry)}`,
+    );
   } finally {
     await client.close();
   }

@@ -3,7 +3,7 @@
  * forwarding (client identity headers stripped, validated identity signed) → proxy to the group's upstream.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { accessLog, AppError, errorHandler, reasonPhrase, renderKeystoneError, requestId } from '@stratum/http-kit';
+import { AppError, accessLog, errorHandler, reasonPhrase, renderKeystoneError, requestId } from '@stratum/http-kit';
 import { CLIENT_IDENTITY_HEADERS, type Identity, signIdentity } from '@stratum/identity';
 import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
@@ -57,24 +57,26 @@ export function buildGateway(deps: GatewayDeps): Express {
   };
   const proxyFor = (group: Group): RequestHandler =>
     createProxyMiddleware<Request, Response>({
-        target: upstreams[group],
-        changeOrigin: true,
-        proxyTimeout: config.UPSTREAM_TIMEOUT_MS,
-        timeout: config.UPSTREAM_TIMEOUT_MS,
-        on: {
-          error: (err, _req, res) => {
-            const status = upstreamStatus(err as NodeJS.ErrnoException);
-            logger.warn({ group, status, code: (err as NodeJS.ErrnoException).code }, 'upstream failed');
-            const out = res as ServerResponse<IncomingMessage>;
-            if (out.headersSent || typeof out.writeHead !== 'function') {
-              out.destroy?.();
-              return;
-            }
-            out.writeHead(status, { 'Content-Type': 'application/json' });
-            out.end(JSON.stringify(GROUPS[group].render(status, `The ${GROUPS[group].name} service is unavailable (${reasonPhrase(status)}).`)));
-          },
+      target: upstreams[group],
+      changeOrigin: true,
+      proxyTimeout: config.UPSTREAM_TIMEOUT_MS,
+      timeout: config.UPSTREAM_TIMEOUT_MS,
+      on: {
+        error: (err, _req, res) => {
+          const status = upstreamStatus(err as NodeJS.ErrnoException);
+          logger.warn({ group, status, code: (err as NodeJS.ErrnoException).code }, 'upstream failed');
+          const out = res as ServerResponse<IncomingMessage>;
+          if (out.headersSent || typeof out.writeHead !== 'function') {
+            out.destroy?.();
+            return;
+          }
+          out.writeHead(status, { 'Content-Type': 'application/json' });
+          out.end(
+            JSON.stringify(GROUPS[group].render(status, `The ${GROUPS[group].name} service is unavailable (${reasonPhrase(status)}).`)),
+          );
         },
-      }) as unknown as RequestHandler;
+      },
+    }) as unknown as RequestHandler;
   const proxies: Record<Group, RequestHandler> = { event: proxyFor('event'), lbaas: proxyFor('lbaas'), domain: proxyFor('domain') };
 
   const route: RequestHandler = async (req, res, next) => {

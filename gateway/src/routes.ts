@@ -48,7 +48,7 @@ const startsWithSegment = (path: string, prefix: string) => path === prefix || p
 
 /** Where a request path goes. */
 export type Resolution =
-  | { kind: 'proxy'; group: Group; /** path for the upstream (group prefix removed) */ path: string; prefix: string }
+  | { kind: 'proxy'; group: Group /** path for the upstream (group prefix removed) */; path: string; prefix: string }
   | { kind: 'versions'; group: Group; prefix: string }
   | { kind: 'none' };
 

@@ -53,9 +53,15 @@ describe('gateway: identity, routing and documents', () => {
 
   it('echoes a valid X-Openstack-Request-Id and makes one otherwise', async () => {
     const id = 'req-0f8b7f8e-6a2d-4d8c-9a55-0c2b4f4c9e11';
-    const given = await request(stack.gateway).get('/v2.0/lbaas/quotas/defaults').set('X-Auth-Token', stack.personas.admin.token).set('X-Openstack-Request-Id', id);
+    const given = await request(stack.gateway)
+      .get('/v2.0/lbaas/quotas/defaults')
+      .set('X-Auth-Token', stack.personas.admin.token)
+      .set('X-Openstack-Request-Id', id);
     expect(given.headers['x-openstack-request-id']).toBe(id);
-    const made = await request(stack.gateway).get('/v2.0/lbaas/quotas/defaults').set('X-Auth-Token', stack.personas.admin.token).set('X-Openstack-Request-Id', 'bogus');
+    const made = await request(stack.gateway)
+      .get('/v2.0/lbaas/quotas/defaults')
+      .set('X-Auth-Token', stack.personas.admin.token)
+      .set('X-Openstack-Request-Id', 'bogus');
     expect(made.headers['x-openstack-request-id']).toMatch(/^req-[0-9a-f-]{36}$/);
   });
 
@@ -95,6 +101,10 @@ describe('gateway: an upstream that is down', () => {
   it('gives 503 in the group error shape, without hanging', async () => {
     const res = await request(stack.gateway).get('/v2.0/lbaas/quotas/defaults').set('X-Auth-Token', stack.personas.admin.token);
     expect(res.status).toBe(503);
-    expect(res.body).toEqual({ faultcode: 'Server', faultstring: expect.stringContaining('load balancer quota service is unavailable'), debuginfo: null });
+    expect(res.body).toEqual({
+      faultcode: 'Server',
+      faultstring: expect.stringContaining('load balancer quota service is unavailable'),
+      debuginfo: null,
+    });
   });
 });

@@ -1,6 +1,6 @@
+export * from './app';
 export * from './config';
 export * from './errors';
 export * from './middleware';
 export * from './serve';
 export * from './store';
-export * from './app';

@@ -1,2 +1,2 @@
-export * from './lbaas';
 export * from './domain';
+export * from './lbaas';

@@ -7,15 +7,7 @@
 import { z } from 'zod';
 
 /** Storage keys of the seven limits (Octavia DB column names). */
-export const LBAAS_RESOURCES = [
-  'load_balancer',
-  'listener',
-  'member',
-  'pool',
-  'health_monitor',
-  'l7policy',
-  'l7rule',
-] as const;
+export const LBAAS_RESOURCES = ['load_balancer', 'listener', 'member', 'pool', 'health_monitor', 'l7policy', 'l7rule'] as const;
 export type LbaasResource = (typeof LBAAS_RESOURCES)[number];
 
 /** Octavia's `QUOTA_UNLIMITED`, `MIN_QUOTA`, `MAX_QUOTA` (`octavia/common/constants.py`). */

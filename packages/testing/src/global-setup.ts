@@ -2,8 +2,9 @@
  * Integration tests' store: FerretDB on the local PostgreSQL, a fresh PostgreSQL database per run.
  * The MongoDB URI reaches the test workers through STRATUM_TEST_MONGODB_URI.
  */
-import { createPgDatabase, ensureFerretDB, freePort, ROOT, startFerretDB } from '@stratum/deploy';
+
 import { join } from 'node:path';
+import { createPgDatabase, ensureFerretDB, freePort, ROOT, startFerretDB } from '@stratum/deploy';
 
 export default async function globalSetup(): Promise<void> {
   if (process.env.STRATUM_TEST_MONGODB_URI) return; // an external store (e.g. a real MongoDB) was given

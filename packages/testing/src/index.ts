@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as domainQuota from '@stratum/domain-quota';
 import * as eventQuery from '@stratum/event-query';
-import { buildGateway, StaticTokens, loadConfig as loadGatewayConfig, type TokensFile } from '@stratum/gateway';
+import { buildGateway, loadConfig as loadGatewayConfig, StaticTokens, type TokensFile } from '@stratum/gateway';
 import * as lbaasQuota from '@stratum/lbaas-quota';
 import type { Express } from 'express';
 import type { Db } from 'mongodb';

@@ -67,7 +67,9 @@ describe('group C: department and cloud quotas through the gateway (sample regis
       .send({ domain: { region: 'RegionOne', cores: max + 1, instances: 1 } });
     expect(res.status).toBe(409);
     expect(res.body.error).toMatchObject({ code: 409, title: 'Conflict' });
-    expect(res.body.error.details).toEqual(expect.arrayContaining([expect.objectContaining({ item: 'cores', max, reason: 'exceeds_limit' })]));
+    expect(res.body.error.details).toEqual(
+      expect.arrayContaining([expect.objectContaining({ item: 'cores', max, reason: 'exceeds_limit' })]),
+    );
     const after = await request(stack.gateway).get(`/v3/domain_quotas/${RESEARCH}`).set(as('admin'));
     expect(after.body.domain.RegionOne.quotas).toEqual(before.body.domain.RegionOne.quotas);
   });
@@ -75,16 +77,26 @@ describe('group C: department and cloud quotas through the gateway (sample regis
   it('C2 at exactly limits succeeds, then the cloud has nothing left for another department', async () => {
     const before = await request(stack.gateway).get(`/v3/domain_quotas/${stack.deptDomainId}`).set(as('admin'));
     const max = before.body.domain.RegionOne.limits.cores;
-    const ok = await request(stack.gateway).patch(`/v3/domain_quotas/${stack.deptDomainId}`).set(as('admin')).send({ domain: { region: 'RegionOne', cores: max } });
+    const ok = await request(stack.gateway)
+      .patch(`/v3/domain_quotas/${stack.deptDomainId}`)
+      .set(as('admin'))
+      .send({ domain: { region: 'RegionOne', cores: max } });
     expect(ok.status).toBe(200);
     const finance = await request(stack.gateway).get(`/v3/domain_quotas/${FINANCE}`).set(as('admin'));
     expect(finance.body.domain.RegionOne.limits.cores).toBe(finance.body.domain.RegionOne.quotas.cores);
-    await request(stack.gateway).patch(`/v3/domain_quotas/${stack.deptDomainId}`).set(as('admin')).send({ domain: { region: 'RegionOne', cores: 10 } }).expect(200);
+    await request(stack.gateway)
+      .patch(`/v3/domain_quotas/${stack.deptDomainId}`)
+      .set(as('admin'))
+      .send({ domain: { region: 'RegionOne', cores: 10 } })
+      .expect(200);
   });
 
   it('C2 below what projects hold is a 409 with min', async () => {
     const held = sumProjects(FINANCE, 'RegionOne', 'instances');
-    const res = await request(stack.gateway).patch(`/v3/domain_quotas/${FINANCE}`).set(as('admin')).send({ domain: { region: 'RegionOne', instances: held - 1 } });
+    const res = await request(stack.gateway)
+      .patch(`/v3/domain_quotas/${FINANCE}`)
+      .set(as('admin'))
+      .send({ domain: { region: 'RegionOne', instances: held - 1 } });
     expect(res.status).toBe(409);
     expect(res.body.error.details[0]).toMatchObject({ item: 'instances', min: held, reason: 'below_allocated' });
   });
@@ -115,13 +127,23 @@ describe('group C: department and cloud quotas through the gateway (sample regis
     const res = await request(stack.gateway).get('/v3/domain_quotas/nope').set(as('admin'));
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ error: { code: 404, title: 'Not Found', message: 'Could not find domain: nope.' } });
-    expect((await request(stack.gateway).patch('/v3/domain_quotas/nope').set(as('admin')).send({ domain: { region: 'RegionOne', cores: 1 } })).status).toBe(404);
+    expect(
+      (
+        await request(stack.gateway)
+          .patch('/v3/domain_quotas/nope')
+          .set(as('admin'))
+          .send({ domain: { region: 'RegionOne', cores: 1 } })
+      ).status,
+    ).toBe(404);
   });
 
   it('policy: a department admin reads its own department only and edits nothing; members get 403', async () => {
     expect((await request(stack.gateway).get(`/v3/domain_quotas/${stack.deptDomainId}`).set(as('deptAdmin'))).status).toBe(200);
     expect((await request(stack.gateway).get(`/v3/domain_quotas/${FINANCE}`).set(as('deptAdmin'))).status).toBe(403);
-    const patch = await request(stack.gateway).patch(`/v3/domain_quotas/${stack.deptDomainId}`).set(as('deptAdmin')).send({ domain: { region: 'RegionOne', cores: 1 } });
+    const patch = await request(stack.gateway)
+      .patch(`/v3/domain_quotas/${stack.deptDomainId}`)
+      .set(as('deptAdmin'))
+      .send({ domain: { region: 'RegionOne', cores: 1 } });
     expect(patch.status).toBe(403);
     expect((await request(stack.gateway).get('/v3/domain_usage').set(as('memberA'))).status).toBe(403);
   });
@@ -141,9 +163,17 @@ describe('group C: department and cloud quotas through the gateway (sample regis
 
   it('sums fractional values exactly (0.1 + 0.2 = 0.3)', async () => {
     const dept = stack.deptDomainId;
-    await request(stack.gateway).patch(`/v3/domain_quotas/${dept}`).set(as('admin')).send({ domain: { region: 'RegionOne', cpu: 0.1 } }).expect(200);
+    await request(stack.gateway)
+      .patch(`/v3/domain_quotas/${dept}`)
+      .set(as('admin'))
+      .send({ domain: { region: 'RegionOne', cpu: 0.1 } })
+      .expect(200);
     const before = (await request(stack.gateway).get('/v3/domain_usage').set(as('admin'))).body.domain.RegionOne.allocated.cpu;
-    await request(stack.gateway).patch(`/v3/domain_quotas/${dept}`).set(as('admin')).send({ domain: { region: 'RegionOne', cpu: 0.3 } }).expect(200);
+    await request(stack.gateway)
+      .patch(`/v3/domain_quotas/${dept}`)
+      .set(as('admin'))
+      .send({ domain: { region: 'RegionOne', cpu: 0.3 } })
+      .expect(200);
     const after = (await request(stack.gateway).get('/v3/domain_usage').set(as('admin'))).body.domain.RegionOne.allocated.cpu;
     expect(Math.round((after - before) * 1000)).toBe(200);
     expect(String(after)).not.toMatch(/0000|9999/);

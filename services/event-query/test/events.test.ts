@@ -34,8 +34,15 @@ describe('group A: events through the gateway (real notifications, FerretDB)', (
       const id = messageIdOf(bodies[4] as Record<string, unknown>);
       const res = await request(stack.gateway).get(`/v2/events/${id}`).set(as('memberA'));
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ message_id: id, event_type: 'compute.instance.create.end', generated: '2026-11-20T12:00:00.123456', raw: {} });
-      const traits = Object.fromEntries(res.body.traits.map((t: { name: string; type: string; value: string }) => [t.name, [t.type, t.value]]));
+      expect(res.body).toMatchObject({
+        message_id: id,
+        event_type: 'compute.instance.create.end',
+        generated: '2026-11-20T12:00:00.123456',
+        raw: {},
+      });
+      const traits = Object.fromEntries(
+        res.body.traits.map((t: { name: string; type: string; value: string }) => [t.name, [t.type, t.value]]),
+      );
       expect(traits.resource_id).toEqual(['String', instance]);
       expect(traits.project_id).toEqual(['String', stack.projectA]);
       expect(traits.memory_mb).toEqual(['integer', '256']);
@@ -72,7 +79,10 @@ describe('group A: events through the gateway (real notifications, FerretDB)', (
     });
 
     it('honours desc=false when no orderby is given', async () => {
-      const res = await request(stack.gateway).post('/v2/query/events').set(as('memberA')).send({ filter: filter('2026-11-01T00:00:00', '2026-12-01T00:00:00'), desc: 'false' });
+      const res = await request(stack.gateway)
+        .post('/v2/query/events')
+        .set(as('memberA'))
+        .send({ filter: filter('2026-11-01T00:00:00', '2026-12-01T00:00:00'), desc: 'false' });
       expect(res.body.map((e: { generated: string }) => e.generated)).toEqual([
         '2026-11-20T10:00:00.000001',
         '2026-11-20T11:00:00.500000',
@@ -118,7 +128,13 @@ describe('group A: events through the gateway (real notifications, FerretDB)', (
       const res = await request(stack.gateway)
         .post('/v2/events')
         .set(as('memberA'))
-        .send({ q: [{ field: 'resource_id', op: 'eq', value: port }, { field: 'start_timestamp', op: 'ge', value: '2026-11-21T00:00:00' }], limit: 10 });
+        .send({
+          q: [
+            { field: 'resource_id', op: 'eq', value: port },
+            { field: 'start_timestamp', op: 'ge', value: '2026-11-21T00:00:00' },
+          ],
+          limit: 10,
+        });
       expect(res.status).toBe(200);
       expect(res.body.map((e: { generated: string }) => e.generated)).toEqual(['2026-11-22T09:00:00.000000']);
     });

@@ -4,7 +4,7 @@
  * reads the same configuration, so replicas agree on them.
  */
 import { BaseServiceEnv, parseConfig } from '@stratum/http-kit';
-import { MAX_QUOTA, MIN_QUOTA, type LbaasResolved } from '@stratum/quota-items';
+import { type LbaasResolved, MAX_QUOTA, MIN_QUOTA } from '@stratum/quota-items';
 import { z } from 'zod';
 
 const quota = z.coerce.number().int().min(MIN_QUOTA).max(MAX_QUOTA).default(-1);

@@ -1,5 +1,5 @@
-import { startTestStack, type TestStack } from '@stratum/testing';
 import { randomBytes } from 'node:crypto';
+import { startTestStack, type TestStack } from '@stratum/testing';
 import request from 'supertest';
 
 /** Octavia's functional tests randomise the defaults each run and pin one to unlimited so -1 is always exercised. */
@@ -48,7 +48,11 @@ describe('group B: load balancer quotas through the gateway', () => {
 
   it('B1 lists records with both spellings, in_use, tenant_id and raw null; filters by project_id; narrows by fields', async () => {
     const p = project();
-    await request(stack.gateway).put(`/v2.0/lbaas/quotas/${p}`).set(as('admin')).send({ quota: { load_balancer: 3 } }).expect(202);
+    await request(stack.gateway)
+      .put(`/v2.0/lbaas/quotas/${p}`)
+      .set(as('admin'))
+      .send({ quota: { load_balancer: 3 } })
+      .expect(202);
     const res = await request(stack.gateway).get(`/v2.0/lbaas/quotas?project_id=${p}`).set(as('admin'));
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
@@ -76,13 +80,23 @@ describe('group B: load balancer quotas through the gateway', () => {
       ],
       quotas_links: [],
     });
-    const narrowed = await request(stack.gateway).get(`/v2.0/lbaas/quotas?project_id=${p}&fields=project_id&fields=loadbalancer`).set(as('admin'));
+    const narrowed = await request(stack.gateway)
+      .get(`/v2.0/lbaas/quotas?project_id=${p}&fields=project_id&fields=loadbalancer`)
+      .set(as('admin'));
     expect(narrowed.body.quotas).toEqual([{ project_id: p, loadbalancer: 3 }]);
   });
 
   it('B1 for a member lists only their own project', async () => {
-    await request(stack.gateway).put(`/v2.0/lbaas/quotas/${stack.projectA}`).set(as('admin')).send({ quota: { pool: 7 } }).expect(202);
-    await request(stack.gateway).put(`/v2.0/lbaas/quotas/${stack.projectB}`).set(as('admin')).send({ quota: { pool: 8 } }).expect(202);
+    await request(stack.gateway)
+      .put(`/v2.0/lbaas/quotas/${stack.projectA}`)
+      .set(as('admin'))
+      .send({ quota: { pool: 7 } })
+      .expect(202);
+    await request(stack.gateway)
+      .put(`/v2.0/lbaas/quotas/${stack.projectB}`)
+      .set(as('admin'))
+      .send({ quota: { pool: 8 } })
+      .expect(202);
     const res = await request(stack.gateway).get('/v2.0/lbaas/quotas').set(as('memberA'));
     expect(res.body.quotas.map((q: { project_id: string }) => q.project_id)).toEqual([stack.projectA]);
     const other = await request(stack.gateway).get(`/v2.0/lbaas/quotas?project_id=${stack.projectB}`).set(as('memberA'));
@@ -91,14 +105,19 @@ describe('group B: load balancer quotas through the gateway', () => {
 
   it('B1 pages with limit and a next link that works', async () => {
     const ids = [project(), project(), project()].sort();
-    for (const id of ids) await request(stack.gateway).put(`/v2.0/lbaas/quotas/${id}`).set(as('admin')).send({ quota: { member: 1 } }).expect(202);
+    for (const id of ids)
+      await request(stack.gateway)
+        .put(`/v2.0/lbaas/quotas/${id}`)
+        .set(as('admin'))
+        .send({ quota: { member: 1 } })
+        .expect(202);
     const seen: string[] = [];
     let url: string | undefined = '/v2.0/lbaas/quotas?limit=2';
     for (let i = 0; url && i < 100; i++) {
-      const res = await request(stack.gateway).get(url).set(as('admin'));
+      const res: request.Response = await request(stack.gateway).get(url).set(as('admin'));
       expect(res.status).toBe(200);
       seen.push(...res.body.quotas.map((q: { project_id: string }) => q.project_id));
-      const next = res.body.quotas_links.find((l: { rel: string }) => l.rel === 'next');
+      const next: { href: string } | undefined = res.body.quotas_links.find((l: { rel: string }) => l.rel === 'next');
       url = next ? new URL(next.href).pathname + new URL(next.href).search : undefined;
     }
     for (const id of ids) expect(seen).toContain(id);
@@ -107,7 +126,11 @@ describe('group B: load balancer quotas through the gateway', () => {
 
   it('B4 resets to the defaults with 204 and no body; a project without a record is 404', async () => {
     const p = project();
-    await request(stack.gateway).put(`/v2.0/lbaas/quotas/${p}`).set(as('admin')).send({ quota: { listener: 1 } }).expect(202);
+    await request(stack.gateway)
+      .put(`/v2.0/lbaas/quotas/${p}`)
+      .set(as('admin'))
+      .send({ quota: { listener: 1 } })
+      .expect(202);
     const del = await request(stack.gateway).delete(`/v2.0/lbaas/quotas/${p}`).set(as('admin'));
     expect(del.status).toBe(204);
     expect(del.text).toBe('');
@@ -123,13 +146,23 @@ describe('group B: load balancer quotas through the gateway', () => {
     const other = await request(stack.gateway).get(`/v2.0/lbaas/quotas/${stack.projectB}`).set(as('memberA'));
     expect(other.status).toBe(403);
     expect(other.body.faultstring).toBe('Policy does not allow this request to be performed.');
-    expect((await request(stack.gateway).put(`/v2.0/lbaas/quotas/${stack.projectA}`).set(as('memberA')).send({ quota: { pool: 1 } })).status).toBe(403);
+    expect(
+      (
+        await request(stack.gateway)
+          .put(`/v2.0/lbaas/quotas/${stack.projectA}`)
+          .set(as('memberA'))
+          .send({ quota: { pool: 1 } })
+      ).status,
+    ).toBe(403);
     expect((await request(stack.gateway).delete(`/v2.0/lbaas/quotas/${stack.projectA}`).set(as('memberA'))).status).toBe(403);
   });
 
   it.each([
     [{ quota: { pool: -2 } }, "Invalid input for field/attribute pool. Value: '-2'. Value should be greater or equal to -1"],
-    [{ quota: { pool: 2000000001 } }, "Invalid input for field/attribute pool. Value: '2000000001'. Value should be lower or equal to 2000000000"],
+    [
+      { quota: { pool: 2000000001 } },
+      "Invalid input for field/attribute pool. Value: '2000000001'. Value should be lower or equal to 2000000000",
+    ],
     [{ quota: { pool: '5' } }, /Value should be an integer/],
     [{ quota: { pool: 5.9 } }, /Value should be an integer/],
     [{ quota: { pool: true } }, /Value should be an integer/],
@@ -150,10 +183,18 @@ describe('group B: load balancer quotas through the gateway', () => {
   });
 
   it('PUT with malformed JSON is a 400 and with a non-JSON content type a 415', async () => {
-    const bad = await request(stack.gateway).put(`/v2.0/lbaas/quotas/${project()}`).set(as('admin')).set('Content-Type', 'application/json').send('{"quota":');
+    const bad = await request(stack.gateway)
+      .put(`/v2.0/lbaas/quotas/${project()}`)
+      .set(as('admin'))
+      .set('Content-Type', 'application/json')
+      .send('{"quota":');
     expect(bad.status).toBe(400);
     expect(bad.body.faultstring).toBe('Request is not in valid JSON format');
-    const text = await request(stack.gateway).put(`/v2.0/lbaas/quotas/${project()}`).set(as('admin')).set('Content-Type', 'text/plain').send('pool=1');
+    const text = await request(stack.gateway)
+      .put(`/v2.0/lbaas/quotas/${project()}`)
+      .set(as('admin'))
+      .set('Content-Type', 'text/plain')
+      .send('pool=1');
     expect(text.status).toBe(415);
   });
 

@@ -3,14 +3,7 @@
  * collected and reported at once with `details` entries.
  */
 import { AppError } from '@stratum/http-kit';
-import {
-  canonicalItemName,
-  FIXED_ITEMS,
-  type ItemSpec,
-  SECURE_CONTAINER_PRODUCT,
-  toMilli,
-  VOLUME_TYPE_ITEMS,
-} from '@stratum/quota-items';
+import { canonicalItemName, FIXED_ITEMS, type ItemSpec, SECURE_CONTAINER_PRODUCT, toMilli, VOLUME_TYPE_ITEMS } from '@stratum/quota-items';
 
 /** One machine-readable problem (§6.7). */
 export interface QuotaErrorDetail {

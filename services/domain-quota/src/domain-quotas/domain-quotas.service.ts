@@ -16,12 +16,7 @@
 import { AppError } from '@stratum/http-kit';
 import { fromMilli, type ItemSpec, regionItems, UNLIMITED } from '@stratum/quota-items';
 import type { Filter } from 'mongodb';
-import {
-  CLOUD_DOMAIN_ID,
-  type QuotaSetDoc,
-  quotaSetId,
-  type RegistryRepository,
-} from '../registry/registry.repository';
+import { CLOUD_DOMAIN_ID, type QuotaSetDoc, quotaSetId, type RegistryRepository } from '../registry/registry.repository';
 import { parsePatch, type QuotaErrorDetail } from './domain-quotas.schema';
 
 type Values = Record<string, number>;
@@ -134,7 +129,9 @@ export class DomainQuotasService {
     await this.repo.ensureQuotaSet(req.region, domainId);
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const applied =
-        domainId === CLOUD_DOMAIN_ID ? await this.tryPatchCloud(req.region, req.items) : await this.tryPatchDepartment(domainId, req.region, req.items);
+        domainId === CLOUD_DOMAIN_ID
+          ? await this.tryPatchCloud(req.region, req.items)
+          : await this.tryPatchDepartment(domainId, req.region, req.items);
       if (applied) return this.getDepartment(domainId);
       await new Promise((r) => setTimeout(r, Math.random() * 5 * (attempt + 1)));
     }
@@ -198,7 +195,9 @@ export class DomainQuotasService {
       if (c.delta <= 0 && c.next !== UNLIMITED) continue;
       const guard: Record<string, unknown> = { [`quotas.${c.item}`]: pinned(c.cloudQuota, UNLIMITED) };
       if (c.cloudQuota !== UNLIMITED) guard[`allocated.${c.item}`] = atMost(c.cloudQuota - c.delta);
-      const ok = await this.repo.compareAndSet(cloudId, guard as Filter<QuotaSetDoc>, { $inc: { [`allocated.${c.item}`]: Math.max(c.delta, 0) } });
+      const ok = await this.repo.compareAndSet(cloudId, guard as Filter<QuotaSetDoc>, {
+        $inc: { [`allocated.${c.item}`]: Math.max(c.delta, 0) },
+      });
       if (!ok) {
         await undo();
         return false;

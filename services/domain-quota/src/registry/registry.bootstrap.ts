@@ -11,9 +11,13 @@ const Values = z.record(z.string(), z.number());
 const PerRegion = z.record(z.string(), Values);
 
 export const RegistryFile = z.object({
-  regions: z.array(z.object({ name: z.string().min(1), volume_types: z.array(z.string().min(1)).default([]), products: z.array(z.string()).default([]) })),
+  regions: z.array(
+    z.object({ name: z.string().min(1), volume_types: z.array(z.string().min(1)).default([]), products: z.array(z.string()).default([]) }),
+  ),
   departments: z.array(z.object({ id: z.string().min(1), name: z.string(), quotas: PerRegion.default({}) })),
-  projects: z.array(z.object({ id: z.string().min(1), name: z.string(), domain_id: z.string().min(1), quotas: PerRegion.default({}) })).default([]),
+  projects: z
+    .array(z.object({ id: z.string().min(1), name: z.string(), domain_id: z.string().min(1), quotas: PerRegion.default({}) }))
+    .default([]),
   usage: z.record(z.string(), z.object({ collected_at: z.string(), values: Values })).default({}),
 });
 export type RegistryFile = z.infer<typeof RegistryFile>;
@@ -67,7 +71,8 @@ export async function loadRegistry(repo: RegistryRepository, yamlText: string): 
       setOf(region, d.id).quotas = toMilliMap(values, known(region, `department ${d.id}`), `department ${d.id} ${region}`);
     }
   }
-  if (!file.departments.some((d) => d.id === CLOUD_DOMAIN_ID)) throw new Error('the registry needs the department `default` (the cloud platform)');
+  if (!file.departments.some((d) => d.id === CLOUD_DOMAIN_ID))
+    throw new Error('the registry needs the department `default` (the cloud platform)');
 
   const projectQuotas = [];
   for (const p of file.projects) {
@@ -92,9 +97,18 @@ export async function loadRegistry(repo: RegistryRepository, yamlText: string): 
   const replaceAll = async <T extends { _id: string }>(col: import('mongodb').Collection<T>, docs: T[]) => {
     for (const doc of docs) await col.replaceOne({ _id: doc._id } as import('mongodb').Filter<T>, doc, { upsert: true });
   };
-  await replaceAll(repo.regions, file.regions.map((r) => ({ _id: r.name, volume_types: r.volume_types, products: r.products })));
-  await replaceAll(repo.departments, file.departments.map((d) => ({ _id: d.id, name: d.name })));
-  await replaceAll(repo.projects, file.projects.map((p) => ({ _id: p.id, domain_id: p.domain_id, name: p.name })));
+  await replaceAll(
+    repo.regions,
+    file.regions.map((r) => ({ _id: r.name, volume_types: r.volume_types, products: r.products })),
+  );
+  await replaceAll(
+    repo.departments,
+    file.departments.map((d) => ({ _id: d.id, name: d.name })),
+  );
+  await replaceAll(
+    repo.projects,
+    file.projects.map((p) => ({ _id: p.id, domain_id: p.domain_id, name: p.name })),
+  );
   await replaceAll(repo.quotaSets, [...sets.values()]);
   await replaceAll(repo.projectQuotas, projectQuotas);
   await replaceAll(repo.usage, usage);

@@ -7,8 +7,8 @@
  */
 import { AppError } from '@stratum/http-kit';
 import { canonicalTimestamp, parseTraitType, type TraitType } from '@stratum/traits';
-import { Long, type Filter } from 'mongodb';
-import { encodeTraitName, type EventDoc } from './events.model';
+import { type Filter, Long } from 'mongodb';
+import { type EventDoc, encodeTraitName } from './events.model';
 
 /** One `q` element. */
 export interface SimpleQuery {
@@ -47,9 +47,7 @@ function timestampOrFail(value: string): string {
 export function convertTraitValue(value: string, typeName: string): string | number | Long {
   const type: TraitType | undefined = typeName === '' ? 'String' : parseTraitType(typeName);
   if (!type) {
-    throw bad(
-      `The data type ${typeName} is not supported. The supported data type list is: ['integer', 'float', 'string', 'datetime']`,
-    );
+    throw bad(`The data type ${typeName} is not supported. The supported data type list is: ['integer', 'float', 'string', 'datetime']`);
   }
   switch (type) {
     case 'integer':

@@ -53,6 +53,10 @@ export class EventsRepository {
   }
 
   async find(filter: Filter<EventDoc>, sort: Sort, limit: number): Promise<EventDoc[]> {
-    return this.col.find(filter, { projection: { t: 0, project_id: 0 } }).sort(sort).limit(limit).toArray();
+    return this.col
+      .find(filter, { projection: { t: 0, project_id: 0 } })
+      .sort(sort)
+      .limit(limit)
+      .toArray();
   }
 }

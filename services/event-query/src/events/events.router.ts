@@ -3,8 +3,8 @@
  */
 import { AppError, identityOf } from '@stratum/http-kit';
 import { Router } from 'express';
-import { ComplexQueryBody, parseJsonText, parseLimit, parseListInput } from './events.schema';
 import { type SortSpec, translateOrderBy, withTiebreak } from './events.query';
+import { ComplexQueryBody, parseJsonText, parseLimit, parseListInput } from './events.schema';
 import type { EventsService } from './events.service';
 
 function descOf(desc: string | boolean | undefined): boolean {

@@ -47,7 +47,10 @@ export class EventsService {
   private limitOf(limit: number | undefined): number {
     if (limit === undefined) return this.limits.defaultLimit;
     if (limit > this.limits.maxLimit) {
-      throw new AppError(400, `Invalid input for field/attribute limit. Value: '${limit}'. the limit may not exceed ${this.limits.maxLimit}.`);
+      throw new AppError(
+        400,
+        `Invalid input for field/attribute limit. Value: '${limit}'. the limit may not exceed ${this.limits.maxLimit}.`,
+      );
     }
     return limit;
   }
@@ -63,10 +66,16 @@ export class EventsService {
       const [key = '', dir = 'asc'] = s.split(':');
       const path = SORT_KEYS[key];
       if (!path) {
-        throw new AppError(400, `Invalid input for field/attribute sort. Value: '${s}'. the supported sort keys are: ('message_id', 'generated', 'event_type')`);
+        throw new AppError(
+          400,
+          `Invalid input for field/attribute sort. Value: '${s}'. the supported sort keys are: ('message_id', 'generated', 'event_type')`,
+        );
       }
       if (dir !== 'asc' && dir !== 'desc') {
-        throw new AppError(400, `Invalid input for field/attribute sort direction. Value: '${s}'. the supported sort directions are: ('asc', 'desc')`);
+        throw new AppError(
+          400,
+          `Invalid input for field/attribute sort direction. Value: '${s}'. the supported sort directions are: ('asc', 'desc')`,
+        );
       }
       spec.push([path, dir === 'desc' ? -1 : 1]);
     }

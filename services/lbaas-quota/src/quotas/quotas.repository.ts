@@ -15,8 +15,7 @@ export interface QuotaDoc {
   in_use: Record<LbaasResource, number>;
 }
 
-const zeros = (): Record<LbaasResource, number> =>
-  Object.fromEntries(LBAAS_RESOURCES.map((r) => [r, 0])) as Record<LbaasResource, number>;
+const zeros = (): Record<LbaasResource, number> => Object.fromEntries(LBAAS_RESOURCES.map((r) => [r, 0])) as Record<LbaasResource, number>;
 
 export class QuotasRepository {
   private readonly col: Collection<QuotaDoc>;

@@ -5,14 +5,7 @@
  * malformed body is a 400 (Octavia answers 500 to `{}`, `{"quota": 5}`, list/object values).
  */
 import { AppError } from '@stratum/http-kit';
-import {
-  LBAAS_INPUT_NAMES,
-  LBAAS_RESOURCES,
-  type LbaasLimits,
-  type LbaasResource,
-  MAX_QUOTA,
-  MIN_QUOTA,
-} from '@stratum/quota-items';
+import { LBAAS_INPUT_NAMES, LBAAS_RESOURCES, type LbaasLimits, type LbaasResource, MAX_QUOTA, MIN_QUOTA } from '@stratum/quota-items';
 
 const bad = (m: string) => new AppError(400, m);
 
@@ -42,8 +35,10 @@ export function parseQuotaPut(body: unknown): Partial<LbaasLimits> {
       if (typeof value !== 'number' || !Number.isInteger(value)) {
         throw bad(`Invalid input for field/attribute ${key}. Value: '${JSON.stringify(value)}'. Value should be an integer`);
       }
-      if (value < MIN_QUOTA) throw bad(`Invalid input for field/attribute ${key}. Value: '${value}'. Value should be greater or equal to ${MIN_QUOTA}`);
-      if (value > MAX_QUOTA) throw bad(`Invalid input for field/attribute ${key}. Value: '${value}'. Value should be lower or equal to ${MAX_QUOTA}`);
+      if (value < MIN_QUOTA)
+        throw bad(`Invalid input for field/attribute ${key}. Value: '${value}'. Value should be greater or equal to ${MIN_QUOTA}`);
+      if (value > MAX_QUOTA)
+        throw bad(`Invalid input for field/attribute ${key}. Value: '${value}'. Value should be lower or equal to ${MAX_QUOTA}`);
     }
     const isUnderscore = key === resource;
     if (fromUnderscore.has(resource) && !isUnderscore) continue;
@@ -66,7 +61,10 @@ export const SINGLE_ATTRIBUTES = new Set<string>(LBAAS_RESOURCES);
 
 function list(v: unknown): string[] {
   if (v === undefined) return [];
-  return (Array.isArray(v) ? v : [v]).flatMap((x) => String(x).split(',')).map((s) => s.trim()).filter(Boolean);
+  return (Array.isArray(v) ? v : [v])
+    .flatMap((x) => String(x).split(','))
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 /**

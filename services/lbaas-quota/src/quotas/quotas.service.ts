@@ -3,12 +3,7 @@
  * show, update and reset.
  */
 import { AppError } from '@stratum/http-kit';
-import {
-  LBAAS_DISPLAY_NAME,
-  LBAAS_RESOURCES,
-  type LbaasLimits,
-  type LbaasResolved,
-} from '@stratum/quota-items';
+import { LBAAS_DISPLAY_NAME, LBAAS_RESOURCES, type LbaasLimits, type LbaasResolved } from '@stratum/quota-items';
 import type { Filter } from 'mongodb';
 import type { QuotaDoc, QuotasRepository } from './quotas.repository';
 
