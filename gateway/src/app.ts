@@ -2,7 +2,7 @@
  * The gateway app: request id → access log → public documents → route resolution → token check → identity
  * forwarding (client identity headers stripped, validated identity signed) → proxy to the group's upstream.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Agent, type IncomingMessage, type ServerResponse } from 'node:http';
 import { AppError, accessLog, errorHandler, reasonPhrase, renderKeystoneError, requestId } from '@stratum/http-kit';
 import { CLIENT_IDENTITY_HEADERS, type Identity, signIdentity } from '@stratum/identity';
 import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
@@ -58,6 +58,9 @@ export function buildGateway(deps: GatewayDeps): Express {
   const proxyFor = (group: Group): RequestHandler =>
     createProxyMiddleware<Request, Response>({
       target: upstreams[group],
+      // Reuse upstream connections; without an agent http-proxy sends `Connection: close` and passes the upstream's
+      // close on to the client, so every request would pay for two new TCP connections.
+      agent: new Agent({ keepAlive: true, maxSockets: 256 }),
       changeOrigin: true,
       proxyTimeout: config.UPSTREAM_TIMEOUT_MS,
       timeout: config.UPSTREAM_TIMEOUT_MS,

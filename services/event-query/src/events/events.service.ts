@@ -21,10 +21,21 @@ export interface EventLimits {
 
 const SORT_KEYS: Record<string, string> = { generated: 'generated', message_id: '_id', event_type: 'event_type' };
 
+/**
+ * AND of filters. Disjoint plain conditions are merged into one object rather than `$and`, because FerretDB pushes
+ * only plain top-level conditions down to its backend (same meaning on MongoDB).
+ */
 function and(...parts: Filter<EventDoc>[]): Filter<EventDoc> {
   const nonEmpty = parts.filter((p) => Object.keys(p).length > 0);
-  if (nonEmpty.length === 0) return {};
-  return nonEmpty.length === 1 ? (nonEmpty[0] as Filter<EventDoc>) : { $and: nonEmpty };
+  const merged: Record<string, unknown> = {};
+  const rest: Filter<EventDoc>[] = [];
+  for (const p of nonEmpty) {
+    const keys = Object.keys(p);
+    if (keys.some((k) => k.startsWith('$') || k in merged)) rest.push(p);
+    else Object.assign(merged, p);
+  }
+  if (rest.length === 0) return merged as Filter<EventDoc>;
+  return { $and: [merged as Filter<EventDoc>, ...rest] };
 }
 
 function toSort(spec: SortSpec): Sort {

@@ -1,0 +1,142 @@
+/**
+ * `pnpm bench`: the stack as it deploys (four processes) on FerretDB over the local PostgreSQL, loaded with the
+ * samples, measured with autocannon on loopback for a bounded time per scenario. Prints a markdown table and writes
+ * it to deploy/BENCHMARKS.md with the date and the machine's conditions.
+ *
+ * Environment: BENCH_SECONDS (per scenario, default 10), BENCH_CONNECTIONS (default 8).
+ */
+
+import { readFileSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { signIdentity } from '@stratum/identity';
+import autocannon from 'autocannon';
+import { MongoClient } from 'mongodb';
+import { createPgDatabase, dropPgDatabase, ensureFerretDB, freePort, ROOT, startFerretDB } from '../src/ferretdb';
+import { loadEvents, loadRegistryFile } from '../src/load';
+import { startStack } from '../src/processes';
+import { ensureSecret, ensureTokensFile, SAMPLE_PROJECT_ID } from '../src/tokens';
+
+interface Scenario {
+  name: string;
+  url: string;
+  headers: Record<string, string>;
+}
+
+interface Row {
+  name: string;
+  connections: number;
+  seconds: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+}
+
+async function run(s: Scenario, seconds: number, connections: number): Promise<Row> {
+  const r = await autocannon({ url: s.url, headers: s.headers, duration: seconds, connections, pipelining: 1 });
+  return {
+    name: s.name,
+    connections,
+    seconds,
+    rps: Math.round(r.requests.average),
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    errors: r.errors + r.timeouts,
+    non2xx: r.non2xx,
+  };
+}
+
+async function main(): Promise<void> {
+  const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+  const connections = Number(process.env.BENCH_CONNECTIONS ?? 8);
+  const benchDir = join(ROOT, 'var', 'bench');
+  ensureFerretDB();
+  const pgDatabase = 'stratum_bench';
+  const store = await startFerretDB({
+    backend: { handler: 'postgresql', url: createPgDatabase(pgDatabase) },
+    port: await freePort(),
+    stateDir: benchDir,
+  });
+  const database = 'stratum';
+  const client = await MongoClient.connect(store.uri);
+  const events = await loadEvents(client.db(database), readFileSync(join(ROOT, 'deploy/samples/notifications.jsonl'), 'utf8'));
+  await loadRegistryFile(client.db(database), readFileSync(join(ROOT, 'deploy/samples/registry.yaml'), 'utf8'));
+  const anEvent = await client.db(database).collection('events').findOne({ project_id: SAMPLE_PROJECT_ID });
+  await client.close();
+
+  const secret = ensureSecret(join(benchDir, 'identity.secret'));
+  const tokensFile = join(benchDir, 'tokens.json');
+  const { admin, member } = ensureTokensFile(tokensFile);
+  const [g, e, l, d] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const stack = await startStack({
+    mongoUri: store.uri,
+    database,
+    identitySecret: secret,
+    tokensFile,
+    ports: { gateway: g, eventQuery: e, lbaasQuota: l, domainQuota: d },
+    env: { LOG_LEVEL: 'silent' },
+    stdio: 'ignore',
+  });
+  const rows: Row[] = [];
+  try {
+    // B3 target: a project with a stored record.
+    await fetch(`${stack.gatewayUrl}/v2.0/lbaas/quotas/${SAMPLE_PROJECT_ID}`, {
+      method: 'PUT',
+      headers: { 'X-Auth-Token': admin, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ quota: { load_balancer: 10, pool: 20 } }),
+    });
+    const auth = { 'X-Auth-Token': member };
+    const scenarios: (() => Scenario)[] = [
+      () => ({
+        name: 'B3 GET /v2.0/lbaas/quotas/{project_id} via gateway',
+        url: `${stack.gatewayUrl}/v2.0/lbaas/quotas/${SAMPLE_PROJECT_ID}`,
+        headers: auth,
+      }),
+      () => ({
+        name: 'B3 same, direct to lbaas-quota (signed identity, no gateway)',
+        url: `${stack.urls.lbaasQuota}/v2.0/lbaas/quotas/${SAMPLE_PROJECT_ID}`,
+        headers: signIdentity({ userId: 'bench', projectId: SAMPLE_PROJECT_ID, domainId: 'default', roles: ['member'] }, secret),
+      }),
+      () => ({ name: 'A1 GET /v2/events/{message_id} via gateway', url: `${stack.gatewayUrl}/v2/events/${anEvent?._id}`, headers: auth }),
+      () => ({
+        name: 'C1 GET /v3/domain_quotas/{domain_id} via gateway',
+        url: `${stack.gatewayUrl}/v3/domain_quotas/47eaa0992cb6916d86dc283cf0480ff9`,
+        headers: { 'X-Auth-Token': admin },
+      }),
+    ];
+    for (const make of scenarios) {
+      const s = make();
+      process.stderr.write(`bench: ${s.name} (${seconds}s, ${connections} connections)\n`);
+      rows.push(await run(s, seconds, connections));
+    }
+  } finally {
+    await stack.stop();
+    await store.stop();
+    dropPgDatabase(pgDatabase);
+  }
+
+  const table = [
+    '| scenario | connections | seconds | req/s | p50 ms | p99 ms | errors | non-2xx |',
+    '|---|---|---|---|---|---|---|---|',
+    ...rows.map((r) => `| ${r.name} | ${r.connections} | ${r.seconds} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} |`),
+  ].join('\n');
+  const cpu = cpus();
+  const conditions = [
+    `- date: ${new Date().toISOString()}`,
+    `- machine: ${cpu.length} cores (${cpu[0]?.model ?? 'unknown CPU'}), ${Math.round(totalmem() / 2 ** 30)} GiB memory; Node ${process.version}`,
+    '- store: FerretDB 1.24.2 on the local PostgreSQL; loopback HTTP; autocannon in the same machine as the stack (it competes for the 2 cores)',
+    `- data: the ${events.stored + events.duplicates} sample notifications and the sample registry (small; the million-event benchmark is issue 3's)`,
+  ].join('\n');
+  console.log(`\n${table}\n`);
+  writeFileSync(
+    join(ROOT, 'deploy', 'BENCHMARKS.md'),
+    `# Benchmarks\n\nWritten by \`pnpm bench\` (deploy/bench/run.ts). Figures are from one run; rerun to compare.\n\n## Walking skeleton: one read per group\n\n${conditions}\n\n${table}\n`,
+  );
+}
+
+main().catch((err) => {
+  console.error(`bench: ${err instanceof Error ? err.stack : err}`);
+  process.exit(1);
+});
