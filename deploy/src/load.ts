@@ -19,20 +19,19 @@ export interface EventLoadSummary {
   rejected: { line: number; reason: string }[];
 }
 
-/** Parses JSON lines or one JSON array. */
+/** The records of a file: the elements of one JSON array, or the non-empty lines of JSON lines (parsed later). */
 function records(text: string): unknown[] {
   const trimmed = text.trim();
   if (trimmed.startsWith('[')) return JSON.parse(trimmed) as unknown[];
-  return trimmed
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .map((l, i) => {
-      try {
-        return JSON.parse(l);
-      } catch {
-        return { __unparsable: i + 1 };
-      }
-    });
+  return trimmed.split('\n').filter((l) => l.trim() !== '');
+}
+
+function parseLine(line: string): unknown {
+  try {
+    return JSON.parse(line);
+  } catch {
+    throw new Error('not valid JSON');
+  }
 }
 
 /** Converts and stores notifications; idempotent on message_id. */
@@ -43,8 +42,8 @@ export async function loadEvents(db: Db, text: string): Promise<EventLoadSummary
   const docs = [];
   for (const [i, rec] of records(text).entries()) {
     try {
-      if (rec && typeof rec === 'object' && '__unparsable' in rec) throw new Error('not valid JSON');
-      docs.push(toEventDoc(notificationToEvent(parseNotification(rec))));
+      const body = typeof rec === 'string' ? parseLine(rec) : rec;
+      docs.push(toEventDoc(notificationToEvent(parseNotification(body))));
     } catch (err) {
       summary.rejected.push({ line: i + 1, reason: (err as Error).message });
     }

@@ -3,7 +3,7 @@
  * forwarding (client identity headers stripped, validated identity signed) → proxy to the group's upstream.
  */
 import { Agent, type IncomingMessage, type ServerResponse } from 'node:http';
-import { AppError, accessLog, errorHandler, reasonPhrase, renderKeystoneError, requestId } from '@stratum/http-kit';
+import { AppError, accessLog, errorHandler, externalBaseUrl, reasonPhrase, renderKeystoneError, requestId } from '@stratum/http-kit';
 import { CLIENT_IDENTITY_HEADERS, type Identity, signIdentity } from '@stratum/identity';
 import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
@@ -17,13 +17,6 @@ export interface GatewayDeps {
   config: GatewayConfig;
   logger: Logger;
   tokens: TokenValidator;
-}
-
-/** The URL base the client used, so links in documents work behind a front proxy too. */
-function baseUrl(req: Request, prefix = ''): string {
-  const proto = (req.headers['x-forwarded-proto'] as string | undefined)?.split(',')[0] ?? req.protocol;
-  const host = (req.headers['x-forwarded-host'] as string | undefined) ?? req.headers.host ?? 'localhost';
-  return `${proto}://${host}${prefix}`;
 }
 
 const UNAUTHORIZED = renderKeystoneError(401, 'The request you have made requires authentication.');
@@ -44,7 +37,7 @@ export function buildGateway(deps: GatewayDeps): Express {
   app.use(accessLog(logger));
 
   app.get('/', (req, res) => {
-    res.json(octaviaVersions(baseUrl(req)));
+    res.json(octaviaVersions(externalBaseUrl(req)));
   });
   app.get('/healthcheck', (_req, res) => {
     res.type('text/plain').send('OK');
@@ -94,13 +87,13 @@ export function buildGateway(deps: GatewayDeps): Express {
         next(new AppError(405, 'Method not allowed.'));
         return;
       }
-      res.json(GROUPS[r.group].versions(baseUrl(req, r.prefix)));
+      res.json(GROUPS[r.group].versions(externalBaseUrl(req, r.prefix)));
       return;
     }
     const token = req.headers['x-auth-token'];
     const identity: Identity | null = typeof token === 'string' && token !== '' ? await tokens.validate(token) : null;
     if (!identity) {
-      res.status(401).setHeader('WWW-Authenticate', `Keystone uri="${baseUrl(req)}/identity"`);
+      res.status(401).setHeader('WWW-Authenticate', `Keystone uri="${externalBaseUrl(req)}/identity"`);
       res.json(UNAUTHORIZED);
       return;
     }

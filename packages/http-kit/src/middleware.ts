@@ -3,7 +3,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { type Identity, verifyIdentity } from '@stratum/identity';
-import express, { type ErrorRequestHandler, type RequestHandler, type Response } from 'express';
+import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 import type { Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
 import { AppError, classify, type ErrorRenderer } from './errors';
@@ -96,4 +96,14 @@ export function errorHandler(render: ErrorRenderer, logger: Logger): ErrorReques
     if (status === 401) res.setHeader('WWW-Authenticate', 'Keystone uri="/identity"');
     res.status(status).json(render(status, message, details));
   };
+}
+
+/**
+ * The base URL the client used (`proto://host[prefix]`), honouring `X-Forwarded-Proto`/`X-Forwarded-Host` from the
+ * gateway or a front proxy, so links in responses work from outside.
+ */
+export function externalBaseUrl(req: Request, prefix = ''): string {
+  const proto = (req.headers['x-forwarded-proto'] as string | undefined)?.split(',')[0] ?? req.protocol;
+  const host = (req.headers['x-forwarded-host'] as string | undefined) ?? req.headers.host ?? 'localhost';
+  return `${proto}://${host}${prefix}`;
 }

@@ -21,6 +21,9 @@ describe('group C: department and cloud quotas through the gateway (sample regis
   afterAll(() => stack.close());
 
   const as = (who: keyof TestStack['personas']) => ({ 'X-Auth-Token': stack.personas[who].token });
+  /** A PATCH by the cloud admin that must succeed. */
+  const patchOk = (domainId: string, domain: Record<string, unknown>) =>
+    request(stack.gateway).patch(`/v3/domain_quotas/${domainId}`).set(as('admin')).send({ domain }).expect(200);
   const sumProjects = (domainId: string, region: string, item: string) =>
     registry.projects
       .filter((p: { domain_id: string }) => p.domain_id === domainId)
@@ -84,11 +87,7 @@ describe('group C: department and cloud quotas through the gateway (sample regis
     expect(ok.status).toBe(200);
     const finance = await request(stack.gateway).get(`/v3/domain_quotas/${FINANCE}`).set(as('admin'));
     expect(finance.body.domain.RegionOne.limits.cores).toBe(finance.body.domain.RegionOne.quotas.cores);
-    await request(stack.gateway)
-      .patch(`/v3/domain_quotas/${stack.deptDomainId}`)
-      .set(as('admin'))
-      .send({ domain: { region: 'RegionOne', cores: 10 } })
-      .expect(200);
+    await patchOk(stack.deptDomainId, { region: 'RegionOne', cores: 10 });
   });
 
   it('C2 below what projects hold is a 409 with min', async () => {
@@ -163,17 +162,9 @@ describe('group C: department and cloud quotas through the gateway (sample regis
 
   it('sums fractional values exactly (0.1 + 0.2 = 0.3)', async () => {
     const dept = stack.deptDomainId;
-    await request(stack.gateway)
-      .patch(`/v3/domain_quotas/${dept}`)
-      .set(as('admin'))
-      .send({ domain: { region: 'RegionOne', cpu: 0.1 } })
-      .expect(200);
+    await patchOk(dept, { region: 'RegionOne', cpu: 0.1 });
     const before = (await request(stack.gateway).get('/v3/domain_usage').set(as('admin'))).body.domain.RegionOne.allocated.cpu;
-    await request(stack.gateway)
-      .patch(`/v3/domain_quotas/${dept}`)
-      .set(as('admin'))
-      .send({ domain: { region: 'RegionOne', cpu: 0.3 } })
-      .expect(200);
+    await patchOk(dept, { region: 'RegionOne', cpu: 0.3 });
     const after = (await request(stack.gateway).get('/v3/domain_usage').set(as('admin'))).body.domain.RegionOne.allocated.cpu;
     expect(Math.round((after - before) * 1000)).toBe(200);
     expect(String(after)).not.toMatch(/0000|9999/);

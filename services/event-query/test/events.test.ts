@@ -28,6 +28,7 @@ describe('group A: events through the gateway (real notifications, FerretDB)', (
   afterAll(() => stack.close());
 
   const as = (who: keyof TestStack['personas']) => ({ 'X-Auth-Token': stack.personas[who].token });
+  const generatedOf = (res: request.Response) => res.body.map((e: { generated: string }) => e.generated);
 
   describe('A1 GET /v2/events/{message_id}', () => {
     it('returns the event with its traits, microseconds kept', async () => {
@@ -75,7 +76,7 @@ describe('group A: events through the gateway (real notifications, FerretDB)', (
         .set(as('memberA'))
         .send({ filter: filter('2026-11-20T00:00:00', '2026-11-21T00:00:00'), orderby: JSON.stringify([{ timestamp: 'desc' }]) });
       expect(res.status).toBe(200);
-      expect(res.body.map((e: { generated: string }) => e.generated)).toEqual(['2026-11-20T11:00:00.500000', '2026-11-20T10:00:00.000001']);
+      expect(generatedOf(res)).toEqual(['2026-11-20T11:00:00.500000', '2026-11-20T10:00:00.000001']);
     });
 
     it('honours desc=false when no orderby is given', async () => {
@@ -83,11 +84,7 @@ describe('group A: events through the gateway (real notifications, FerretDB)', (
         .post('/v2/query/events')
         .set(as('memberA'))
         .send({ filter: filter('2026-11-01T00:00:00', '2026-12-01T00:00:00'), desc: 'false' });
-      expect(res.body.map((e: { generated: string }) => e.generated)).toEqual([
-        '2026-11-20T10:00:00.000001',
-        '2026-11-20T11:00:00.500000',
-        '2026-11-22T09:00:00.000000',
-      ]);
+      expect(generatedOf(res)).toEqual(['2026-11-20T10:00:00.000001', '2026-11-20T11:00:00.500000', '2026-11-22T09:00:00.000000']);
     });
 
     it('never widens past the caller project: project B sees none of project A', async () => {
@@ -121,7 +118,7 @@ describe('group A: events through the gateway (real notifications, FerretDB)', (
         .get(`/v2/events?q.field=resource_id&q.op=eq&q.value=${port}&q.field=event_type&q.value=port.update.end&limit=2`)
         .set(as('memberA'));
       expect(res.status).toBe(200);
-      expect(res.body.map((e: { generated: string }) => e.generated)).toEqual(['2026-11-20T10:00:00.000001', '2026-11-20T11:00:00.500000']);
+      expect(generatedOf(res)).toEqual(['2026-11-20T10:00:00.000001', '2026-11-20T11:00:00.500000']);
     });
 
     it('accepts the same query as a POST body', async () => {
@@ -136,7 +133,7 @@ describe('group A: events through the gateway (real notifications, FerretDB)', (
           limit: 10,
         });
       expect(res.status).toBe(200);
-      expect(res.body.map((e: { generated: string }) => e.generated)).toEqual(['2026-11-22T09:00:00.000000']);
+      expect(generatedOf(res)).toEqual(['2026-11-22T09:00:00.000000']);
     });
 
     it('compares typed traits: integer memory_mb >= 256', async () => {

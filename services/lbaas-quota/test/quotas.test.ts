@@ -17,6 +17,9 @@ describe('group B: load balancer quotas through the gateway', () => {
 
   const as = (who: keyof TestStack['personas']) => ({ 'X-Auth-Token': stack.personas[who].token });
   const project = () => randomBytes(16).toString('hex');
+  /** Arranges a quota record as the admin (PUT must answer 202). */
+  const putQuota = (projectId: string, quota: Record<string, number | null>) =>
+    request(stack.gateway).put(`/v2.0/lbaas/quotas/${projectId}`).set(as('admin')).send({ quota }).expect(202);
   const defaults = Object.fromEntries(Object.entries(DEFAULTS).map(([k, v]) => [k, Number(v)]));
 
   it('B2 returns the configured defaults under `quota`, readable by a project reader', async () => {
@@ -48,11 +51,7 @@ describe('group B: load balancer quotas through the gateway', () => {
 
   it('B1 lists records with both spellings, in_use, tenant_id and raw null; filters by project_id; narrows by fields', async () => {
     const p = project();
-    await request(stack.gateway)
-      .put(`/v2.0/lbaas/quotas/${p}`)
-      .set(as('admin'))
-      .send({ quota: { load_balancer: 3 } })
-      .expect(202);
+    await putQuota(p, { load_balancer: 3 });
     const res = await request(stack.gateway).get(`/v2.0/lbaas/quotas?project_id=${p}`).set(as('admin'));
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
@@ -87,16 +86,8 @@ describe('group B: load balancer quotas through the gateway', () => {
   });
 
   it('B1 for a member lists only their own project', async () => {
-    await request(stack.gateway)
-      .put(`/v2.0/lbaas/quotas/${stack.projectA}`)
-      .set(as('admin'))
-      .send({ quota: { pool: 7 } })
-      .expect(202);
-    await request(stack.gateway)
-      .put(`/v2.0/lbaas/quotas/${stack.projectB}`)
-      .set(as('admin'))
-      .send({ quota: { pool: 8 } })
-      .expect(202);
+    await putQuota(stack.projectA, { pool: 7 });
+    await putQuota(stack.projectB, { pool: 8 });
     const res = await request(stack.gateway).get('/v2.0/lbaas/quotas').set(as('memberA'));
     expect(res.body.quotas.map((q: { project_id: string }) => q.project_id)).toEqual([stack.projectA]);
     const other = await request(stack.gateway).get(`/v2.0/lbaas/quotas?project_id=${stack.projectB}`).set(as('memberA'));
@@ -105,12 +96,7 @@ describe('group B: load balancer quotas through the gateway', () => {
 
   it('B1 pages with limit and a next link that works', async () => {
     const ids = [project(), project(), project()].sort();
-    for (const id of ids)
-      await request(stack.gateway)
-        .put(`/v2.0/lbaas/quotas/${id}`)
-        .set(as('admin'))
-        .send({ quota: { member: 1 } })
-        .expect(202);
+    for (const id of ids) await putQuota(id, { member: 1 });
     const seen: string[] = [];
     let url: string | undefined = '/v2.0/lbaas/quotas?limit=2';
     for (let i = 0; url && i < 100; i++) {
@@ -126,11 +112,7 @@ describe('group B: load balancer quotas through the gateway', () => {
 
   it('B4 resets to the defaults with 204 and no body; a project without a record is 404', async () => {
     const p = project();
-    await request(stack.gateway)
-      .put(`/v2.0/lbaas/quotas/${p}`)
-      .set(as('admin'))
-      .send({ quota: { listener: 1 } })
-      .expect(202);
+    await putQuota(p, { listener: 1 });
     const del = await request(stack.gateway).delete(`/v2.0/lbaas/quotas/${p}`).set(as('admin'));
     expect(del.status).toBe(204);
     expect(del.text).toBe('');

@@ -22,10 +22,9 @@ export interface PatchRequest {
   items: Map<string, number>;
 }
 
-function why(item: string, region: string, regionItems: Map<string, ItemSpec>, products: readonly string[]): string {
+function why(item: string, regionItems: Map<string, ItemSpec>, products: readonly string[]): string {
   if (FIXED_ITEMS[item]?.area === 'secure_container' && !products.includes(SECURE_CONTAINER_PRODUCT)) return 'item_unavailable';
   if (Object.keys(VOLUME_TYPE_ITEMS).some((p) => item.startsWith(p)) && !regionItems.has(item)) return 'unknown_volume_type';
-  void region;
   return 'unknown_item';
 }
 
@@ -58,7 +57,7 @@ export function parsePatch(
     const item = canonicalItemName(given);
     const spec = regionCat.items.get(item);
     if (!spec) {
-      details.push({ region, item: given, reason: why(item, region, regionCat.items, regionCat.products) });
+      details.push({ region, item: given, reason: why(item, regionCat.items, regionCat.products) });
       continue;
     }
     if (items.has(item)) {

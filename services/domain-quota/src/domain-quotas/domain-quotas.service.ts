@@ -64,11 +64,11 @@ export class DomainQuotasService {
   /** C1: `{<region>: {usage, quotas, limits}}` of a department (or of the cloud when domainId is `default`). */
   async getDepartment(domainId: string): Promise<Record<string, DepartmentRegionView>> {
     await this.requireDepartment(domainId);
-    const [catalog, own, cloud] = await Promise.all([
-      this.catalog(),
-      this.repo.quotaSetsOf(domainId),
-      this.repo.quotaSetsOf(CLOUD_DOMAIN_ID),
-    ]);
+    return this.departmentView(domainId, await this.catalog());
+  }
+
+  private async departmentView(domainId: string, catalog: Map<string, Catalog>): Promise<Record<string, DepartmentRegionView>> {
+    const [own, cloud] = await Promise.all([this.repo.quotaSetsOf(domainId), this.repo.quotaSetsOf(CLOUD_DOMAIN_ID)]);
     const out: Record<string, DepartmentRegionView> = {};
     for (const [region, cat] of catalog) {
       const view: DepartmentRegionView = { usage: {}, quotas: {}, limits: {} };
@@ -124,15 +124,14 @@ export class DomainQuotasService {
    */
   async patch(domainId: string, body: unknown): Promise<Record<string, DepartmentRegionView>> {
     await this.requireDepartment(domainId);
-    const req = parsePatch(body, await this.catalog());
-    await this.repo.ensureQuotaSet(req.region, CLOUD_DOMAIN_ID);
-    await this.repo.ensureQuotaSet(req.region, domainId);
+    const catalog = await this.catalog();
+    const req = parsePatch(body, catalog);
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const applied =
         domainId === CLOUD_DOMAIN_ID
           ? await this.tryPatchCloud(req.region, req.items)
           : await this.tryPatchDepartment(domainId, req.region, req.items);
-      if (applied) return this.getDepartment(domainId);
+      if (applied) return this.departmentView(domainId, catalog);
       await new Promise((r) => setTimeout(r, Math.random() * 5 * (attempt + 1)));
     }
     throw new AppError(409, 'Concurrent updates kept this change from applying; retry.');
@@ -162,7 +161,7 @@ export class DomainQuotasService {
   private async tryPatchDepartment(domainId: string, region: string, items: Map<string, number>): Promise<boolean> {
     const cloudId = quotaSetId(region, CLOUD_DOMAIN_ID);
     const deptId = quotaSetId(region, domainId);
-    const [cloud, dept] = [(await this.repo.quotaSetsOf(CLOUD_DOMAIN_ID)).get(region), (await this.repo.quotaSetsOf(domainId)).get(region)];
+    const [cloud, dept] = await Promise.all([this.repo.quotaSet(region, CLOUD_DOMAIN_ID), this.repo.quotaSet(region, domainId)]);
     const details: QuotaErrorDetail[] = [];
     const changes: { item: string; old: number; next: number; cloudQuota: number; delta: number }[] = [];
     for (const [item, next] of items) {
@@ -228,7 +227,7 @@ export class DomainQuotasService {
   /** One attempt at a cloud edit. @returns false when a concurrent change interfered (retry). */
   private async tryPatchCloud(region: string, items: Map<string, number>): Promise<boolean> {
     const cloudId = quotaSetId(region, CLOUD_DOMAIN_ID);
-    const cloud = (await this.repo.quotaSetsOf(CLOUD_DOMAIN_ID)).get(region);
+    const cloud = await this.repo.quotaSet(region, CLOUD_DOMAIN_ID);
     const details: QuotaErrorDetail[] = [];
     const guard: Record<string, unknown> = {};
     const set: Record<string, number> = {};

@@ -113,11 +113,19 @@ export class RegistryRepository {
     return r.matchedCount === 1;
   }
 
-  async ensureQuotaSet(region: string, domainId: string): Promise<void> {
-    await this.quotaSets.updateOne(
-      { _id: quotaSetId(region, domainId) },
+  /**
+   * The quota set of one department (or the cloud) in one region, created empty when missing (a department added
+   * after the bootstrap), so compare-and-set updates always have a document to match.
+   */
+  async quotaSet(region: string, domainId: string): Promise<QuotaSetDoc> {
+    const _id = quotaSetId(region, domainId);
+    const found = await this.quotaSets.findOne({ _id });
+    if (found) return found;
+    const created = await this.quotaSets.findOneAndUpdate(
+      { _id },
       { $setOnInsert: { region, domain_id: domainId, quotas: {}, allocated: {} } },
-      { upsert: true },
+      { upsert: true, returnDocument: 'after' },
     );
+    return created as QuotaSetDoc;
   }
 }

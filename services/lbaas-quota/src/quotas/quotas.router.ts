@@ -1,7 +1,7 @@
 /**
  * Group B routes, mounted under `/v2.0/lbaas`, `/v2/lbaas`, `/v2.0` and `/v2` (Octavia serves all four).
  */
-import { AppError, identityOf } from '@stratum/http-kit';
+import { AppError, externalBaseUrl, identityOf } from '@stratum/http-kit';
 import { isAdmin } from '@stratum/identity';
 import { type Request, Router } from 'express';
 import { authorize, can } from './quotas.policy';
@@ -9,14 +9,12 @@ import { presentListItem, presentQuota } from './quotas.presenter';
 import { parseListQuery, parseQuotaPut, parseShowQuery } from './quotas.schema';
 import type { QuotasService } from './quotas.service';
 
-/** The URL of this list page with another marker, as the client addressed it. */
+/** The URL of this list page with another marker, as the client addressed it (through the gateway's prefix). */
 function pageLink(req: Request, marker: string): string {
   const url = new URL(req.originalUrl, 'http://placeholder');
   url.searchParams.set('marker', marker);
-  const proto = (req.headers['x-forwarded-proto'] as string | undefined) ?? req.protocol;
-  const host = (req.headers['x-forwarded-host'] as string | undefined) ?? req.headers.host ?? 'localhost';
   const prefix = (req.headers['x-forwarded-prefix'] as string | undefined) ?? '';
-  return `${proto}://${host}${prefix}${url.pathname}${url.search}`;
+  return `${externalBaseUrl(req, prefix)}${url.pathname}${url.search}`;
 }
 
 export function quotasRouter(quotas: QuotasService): Router {
@@ -45,12 +43,8 @@ export function quotasRouter(quotas: QuotasService): Router {
     });
   });
 
-  r.get('/quotas/defaults', async (req, res) => {
-    authorize(identityOf(res), 'quota:get_defaults');
-    res.json({ quota: presentQuota(quotas.defaults, parseShowQuery(q(req))) });
-  });
-
-  r.get('/quotas/:projectId/default', async (req, res) => {
+  // Octavia's `/{pid}/default` and the `/defaults` the clients call (reference/lbaas-quota.md §1): both are the defaults.
+  r.get(['/quotas/defaults', '/quotas/:projectId/default'], async (req, res) => {
     authorize(identityOf(res), 'quota:get_defaults');
     res.json({ quota: presentQuota(quotas.defaults, parseShowQuery(q(req))) });
   });
