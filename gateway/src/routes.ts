@@ -50,12 +50,15 @@ const startsWithSegment = (path: string, prefix: string) => path === prefix || p
 export type Resolution =
   | { kind: 'proxy'; group: Group /** path for the upstream (group prefix removed) */; path: string; prefix: string }
   | { kind: 'versions'; group: Group; prefix: string }
+  /** `<prefix>/healthcheck`: the group's own health check, public like Panko's and Octavia's. */
+  | { kind: 'health'; group: Group; prefix: string }
   | { kind: 'none' };
 
 /** Resolves a path (no query string). */
 export function resolve(path: string): Resolution {
   for (const [group, spec] of Object.entries(GROUPS) as [Group, GroupSpec][]) {
     if (path === spec.prefix || path === `${spec.prefix}/`) return { kind: 'versions', group, prefix: spec.prefix };
+    if (path === `${spec.prefix}/healthcheck`) return { kind: 'health', group, prefix: spec.prefix };
     const inner = startsWithSegment(path, spec.prefix) ? path.slice(spec.prefix.length) : null;
     for (const p of spec.paths) {
       if (inner !== null && startsWithSegment(inner, p)) return { kind: 'proxy', group, path: inner, prefix: spec.prefix };

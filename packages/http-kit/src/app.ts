@@ -1,19 +1,22 @@
 /**
- * The middleware chain every service runs, in order: request id → access log → public routes → identity check →
- * JSON body → the service's routers → 404 → error renderer. Each service supplies its routers and its group's
+ * The middleware chain every service runs, in order: request id → access log → `/healthcheck` and public routes →
+ * identity check → content type check → JSON body → the service's routers → 404 → error renderer. Each service supplies its routers and its group's
  * error shape; the order is the same everywhere so a route can never run before the identity check.
  */
 import express, { type Express, type Router } from 'express';
 import type { Logger } from 'pino';
 import type { ErrorRenderer } from './errors';
-import { accessLog, errorHandler, jsonBody, notFound, requestId, requireIdentity } from './middleware';
+import { accessLog, errorHandler, jsonBody, notFound, requestId, requireIdentity, requireJsonBody } from './middleware';
+import type { Store } from './store';
 
 export interface ServiceAppOptions {
   logger: Logger;
   /** Gateway's signing secret; requests without a valid signature are refused with 401. */
   identitySecret: string;
   render: ErrorRenderer;
-  /** Routes reachable without identity (versions documents, health checks). */
+  /** The store `/healthcheck` pings: 200 `OK` while it answers, 503 otherwise. */
+  store: Store;
+  /** Routes reachable without identity (versions documents). */
   publicRouter?: Router;
   /** The service's routers, mounted after the identity check and body parser. */
   routers: Router[];
@@ -29,8 +32,17 @@ export function createServiceApp(opts: ServiceAppOptions): Express {
   app.set('query parser', 'simple');
   app.use(requestId());
   app.use(accessLog(opts.logger));
+  app.get('/healthcheck', async (_req, res) => {
+    try {
+      await opts.store.db.command({ ping: 1 }, { timeoutMS: 2000 });
+      res.type('text/plain').send('OK');
+    } catch {
+      res.status(503).type('text/plain').send('The document store is unavailable.');
+    }
+  });
   if (opts.publicRouter) app.use(opts.publicRouter);
   app.use(requireIdentity(opts.identitySecret));
+  app.use(requireJsonBody());
   app.use(jsonBody(opts.bodyLimit));
   for (const r of opts.routers) app.use(r);
   app.use(notFound());

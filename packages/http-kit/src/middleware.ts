@@ -59,6 +59,21 @@ export function jsonBody(limit = '1mb'): RequestHandler {
 }
 
 /**
+ * A request that carries a body must say it is JSON: anything else is a 415 `Unknown mimetype: <type>` (Panko's
+ * message, from WSME), rather than a body silently ignored.
+ */
+export function requireJsonBody(): RequestHandler {
+  return (req, _res, next) => {
+    const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+    if (hasBody && !req.is(['application/json', 'application/*+json'])) {
+      next(new AppError(415, `Unknown mimetype: ${req.headers['content-type'] ?? '(none)'}`));
+      return;
+    }
+    next();
+  };
+}
+
+/**
  * Refuses any request whose identity headers were not signed by the gateway (401 in the group's shape).
  * On success the identity is in `res.locals.identity`.
  */

@@ -60,10 +60,10 @@ export const EventSchema = z.object({
 });
 export type Event = z.infer<typeof EventSchema>;
 
-const TS_RE = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?$/;
+const TS_RE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?(Z|[+-]\d{2}:?\d{2})?$/;
 
 /**
- * Parses an ISO-8601 timestamp (`T` or space separator, optional fraction up to nanoseconds, optional `Z`/offset;
+ * Parses an ISO-8601 timestamp (a date alone means midnight; `T` or space separator, optional fraction up to nanoseconds, optional `Z`/offset;
  * a missing zone means UTC, as oslo's `parse_isotime` + `normalize_time`) into the canonical naive-UTC form with
  * exactly six fractional digits. Digits beyond microseconds are truncated.
  * @returns `YYYY-MM-DDThh:mm:ss.ffffff`, or undefined when `text` is not a valid timestamp.
@@ -71,7 +71,7 @@ const TS_RE = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,
 export function canonicalTimestamp(text: string): string | undefined {
   const m = TS_RE.exec(text.trim());
   if (!m) return undefined;
-  const [, y, mo, d, h, mi, s = '00', frac = '', zone] = m;
+  const [, y, mo, d, h = '00', mi = '00', s = '00', frac = '', zone] = m;
   const micros = (frac + '000000').slice(0, 6);
   let ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s));
   const check = new Date(ms);

@@ -20,7 +20,7 @@ export interface EventQueryDeps {
 export async function createDeps(config: EventQueryConfig, logger?: Logger): Promise<EventQueryDeps> {
   const log = logger ?? pino({ name: 'event-query', level: config.LOG_LEVEL });
   const store = await connectStore(config.MONGODB_URI, config.MONGODB_DATABASE);
-  const eventsRepository = new EventsRepository(store.db);
+  const eventsRepository = new EventsRepository(store.db, config.EVENTS_QUERY_TIMEOUT_MS);
   await eventsRepository.ensureIndexes();
   const events = new EventsService(eventsRepository, {
     defaultLimit: config.EVENTS_DEFAULT_LIMIT,

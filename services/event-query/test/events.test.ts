@@ -87,20 +87,37 @@ describe('group A: events through the gateway (real notifications, FerretDB)', (
       expect(generatedOf(res)).toEqual(['2026-11-20T10:00:00.000001', '2026-11-20T11:00:00.500000', '2026-11-22T09:00:00.000000']);
     });
 
-    it('never widens past the caller project: project B sees none of project A', async () => {
-      const res = await request(stack.gateway)
+    it('never widens past the caller project: naming project A is a 403, reaching for its resource finds nothing', async () => {
+      const named = await request(stack.gateway)
         .post('/v2/query/events')
         .set(as('memberB'))
         .send({ filter: JSON.stringify({ or: [{ '=': { project_id: stack.projectA } }, { '=': { resource_id: port } }] }) });
-      expect(res.status).toBe(200);
-      expect(res.body).toEqual([]);
+      expect(named.status).toBe(403);
+      expect(named.body.error_message.faultstring).toBe(`Not Authorized to access project ${stack.projectA}`);
+      const reached = await request(stack.gateway)
+        .post('/v2/query/events')
+        .set(as('memberB'))
+        .send({ filter: JSON.stringify({ or: [{ '=': { resource_id: port } }, { '=': { resource_id: instance } }] }) });
+      expect(reached.status).toBe(200);
+      expect(reached.body).toEqual([]);
+      const not = await request(stack.gateway)
+        .post('/v2/query/events')
+        .set(as('memberB'))
+        .send({ filter: JSON.stringify({ not: { '=': { event_type: 'image.create' } } }) });
+      expect(not.body.map((e: { event_type: string }) => e.event_type)).toEqual(['compute.instance.create.end']);
     });
 
     it.each([
       [{ filter: '{"and": [' }, /^Filter expression not valid: /],
-      [{ filter: '{"=~": {"event_type": "(a+)+$"}}' }, /operator =~ is not supported/],
+      [{ filter: '{"=~": {"event_type": "(a+)+$"}}' }, /groups and alternation are not supported/],
       [{ filter: '{"=": {"timestamp": "yesterday"}}' }, /Failed to parse the timestamp value yesterday/],
-      [{ filter: '{"and": []}' }, /and needs a non-empty list/],
+      [{ filter: '{"and": []}' }, /and needs a list of at least 2 expressions/],
+      [{ filter: '{"=": {"resource_id": "x"}} trailing' }, /^Filter expression not valid: /],
+      [{ filter: '{"and": [{"=": {"a": 1}}, {"like": {"a": "x"}}]}' }, /operator like is not supported/],
+      [{ filter: '{"in": {"event_type": "port.update.end"}}' }, /in needs a non-empty list/],
+      [{ orderby: '{"timestamp": "desc"}' }, /must be a list of \{field: direction\} objects/],
+      [{ desc: 'sideways' }, /Invalid input for field\/attribute desc/],
+      [{ limit: 51 }, /may not exceed 50/],
       [{ orderby: '[{"timestamp": "sideways"}]' }, /^Order-by expression not valid: /],
       [{ orderby: '[{"colour": "asc"}]' }, /cannot order by colour/],
       [{ limit: 0 }, /the limit should be a positive integer/],

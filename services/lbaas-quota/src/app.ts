@@ -10,17 +10,13 @@ import { quotasRouter } from './quotas/quotas.router';
 export const LBAAS_PREFIXES = ['/v2.0/lbaas', '/v2/lbaas', '/v2.0', '/v2'];
 
 export function buildApp(deps: LbaasQuotaDeps): Express {
-  const pub = Router();
-  pub.get('/healthcheck', (_req, res) => {
-    res.type('text/plain').send('OK');
-  });
   const router = Router();
   router.use(LBAAS_PREFIXES, quotasRouter(deps.quotas));
   return createServiceApp({
     logger: deps.logger,
     identitySecret: deps.config.STRATUM_IDENTITY_SECRET,
     render: renderOctaviaError,
-    publicRouter: pub,
+    store: deps.store,
     routers: [router],
   });
 }

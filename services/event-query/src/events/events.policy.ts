@@ -1,21 +1,37 @@
 /**
- * Who sees which events (DESIGN.md §A "Visibility"; Panko `_build_rbac_query_filters`, relaxed to project scope).
+ * Who sees which events (DESIGN.md §A "Visibility"; Panko `_build_rbac_query_filters`, relaxed to project scope:
+ * Panko also required the event's `user_id` to be the caller's, which hid teammates' events).
  *
- * - non-admin: events whose project (the `project_id`, else `tenant_id`, trait) is the token's project;
+ * - non-admin: events whose project (the `project_id`, else `tenant_id`, trait) is the token's project; a token
+ *   without a project (domain-scoped) sees none;
  * - admin: their own project's events and events without a project;
  * - admin with `all_tenants=true`: every event.
+ *
+ * The same rule covers the event-type summaries (they carry the same `project_id` scope).
  */
 import type { Identity } from '@stratum/identity';
 import { isAdmin } from '@stratum/identity';
-import type { Filter } from 'mongodb';
-import type { EventDoc } from './events.model';
 
-/** The filter that limits a query to what `identity` may see. */
-export function visibilityFilter(identity: Identity, allTenants = false): Filter<EventDoc> {
+/** The MongoDB filter (on the `project_id` scope field) that limits a query to what `identity` may see. */
+export function visibilityFilter(identity: Identity, allTenants = false): { project_id?: unknown; _id?: unknown } {
   if (isAdmin(identity)) {
     if (allTenants) return {};
     return identity.projectId ? { project_id: { $in: [identity.projectId, null] } } : { project_id: null };
   }
-  // A non-admin without a project (domain-scoped token) sees nothing: no event belongs to "no project" for them.
   return identity.projectId ? { project_id: identity.projectId } : { _id: { $in: [] } };
+}
+
+/** The same rule for one event already read: may `identity` see an event whose scope is `scope`? */
+export function canSee(identity: Identity, scope: string | null, allTenants = false): boolean {
+  if (isAdmin(identity)) return allTenants || scope === null || scope === identity.projectId;
+  return identity.projectId !== null && scope === identity.projectId;
+}
+
+/**
+ * Projects a caller may name in a filter without being refused (Ceilometer `_force_visibility`): non-admins only
+ * their own; admins any.
+ * @returns null when any project may be named.
+ */
+export function nameableProject(identity: Identity): string | null {
+  return isAdmin(identity) ? null : (identity.projectId ?? '');
 }

@@ -1,62 +1,181 @@
 /**
- * The `events` collection: every read and write of events goes through here.
+ * The `events` collection and its summary `event_types`: every read and write of events goes through here.
+ *
+ * `event_types` holds one document per (project scope, event type) with the distinct trait names and types seen:
+ * `{_id: "<scope>\u001f<event_type>", project_id, event_type, traits: [{name, type}]}`. It answers
+ * `/v2/event_types` and `/v2/event_types/{type}/traits` without scanning events (Panko ran a DISTINCT over every
+ * trait row, reference/events.md §14 #6). It is written on insert; an in-process cache of what was already written
+ * keeps that to a few upserts per new (project, type, trait) combination.
  */
-import { type Collection, type Db, type Filter, MongoBulkWriteError, type Sort } from 'mongodb';
-import type { EventDoc } from './events.model';
+
+import { AppError } from '@stratum/http-kit';
+import { type Collection, type Db, type Filter, MongoBulkWriteError, MongoServerError, type Sort } from 'mongodb';
+import { EVENT_PROJECTION, type EventDoc, type StoredEvent, traitsOf } from './events.model';
 
 export const EVENTS_COLLECTION = 'events';
+export const EVENT_TYPES_COLLECTION = 'event_types';
+
+/** A distinct trait name and type of an event type (Panko's TraitDescription). */
+export interface TraitDescription {
+  name: string;
+  type: string;
+}
+
+interface EventTypeDoc {
+  _id: string;
+  project_id: string | null;
+  event_type: string;
+  traits: TraitDescription[];
+}
+
+/** MongoDB's MaxTimeMSExpired. */
+const MAX_TIME_EXPIRED = 50;
 
 export class EventsRepository {
   private readonly col: Collection<EventDoc>;
+  private readonly types: Collection<EventTypeDoc>;
+  /** `<summary id>\u001f<name>\u001f<type>` already written to `event_types` by this process. */
+  private readonly known = new Set<string>();
 
-  constructor(db: Db) {
+  /** @param queryTimeoutMs server-side time limit of a read (`maxTimeMS`); 0 = none. */
+  constructor(
+    db: Db,
+    private readonly queryTimeoutMs = 0,
+  ) {
     this.col = db.collection<EventDoc>(EVENTS_COLLECTION);
+    this.types = db.collection<EventTypeDoc>(EVENT_TYPES_COLLECTION);
   }
 
   /**
-   * Creates the indexes SPEC.md's queries use: A2 (resource + time), the project-scoped list, type + time, and
-   * time order for the unfiltered list. Idempotent.
+   * Creates the indexes the queries use (idempotent):
+   * - `resource_generated`: A2, a resource's events in a time window (plus `event_type`, checked on the index rows);
+   * - `project_generated`: a non-admin's list, in time order;
+   * - `type_generated`: lists filtered by event type, and trait values of a type;
+   * - `generated`: the admin list in time order, with `_id` as the tiebreaker that makes pages stable.
    */
   async ensureIndexes(): Promise<void> {
     // One index per command: FerretDB 1.24 panics ("slice bounds out of range") on a createIndexes carrying several.
     const specs = [
       { key: { generated: 1, _id: 1 }, name: 'generated' },
-      { key: { 't.resource_id': 1, generated: 1 }, name: 'resource_generated' },
+      { key: { resource_id: 1, generated: 1 }, name: 'resource_generated' },
       { key: { project_id: 1, generated: 1 }, name: 'project_generated' },
       { key: { event_type: 1, generated: 1 }, name: 'type_generated' },
     ] as const;
     for (const { key, name } of specs) await this.col.createIndex(key, { name });
+    await this.types.createIndex({ project_id: 1 }, { name: 'project' });
   }
 
   /**
-   * Stores events, skipping any whose message_id is already stored (idempotent on message_id).
+   * Stores events, skipping any whose message_id is already stored (idempotent on message_id), then records their
+   * event types and trait descriptions in the summary.
    * @returns how many were new and how many were duplicates.
+   * @throws the driver's error for anything but duplicate keys (the caller must not acknowledge the batch).
    */
   async insertMany(docs: EventDoc[]): Promise<{ inserted: number; duplicates: number }> {
     if (docs.length === 0) return { inserted: 0, duplicates: 0 };
+    let result = { inserted: docs.length, duplicates: 0 };
     try {
-      const r = await this.col.insertMany(docs, { ordered: false });
-      return { inserted: r.insertedCount, duplicates: 0 };
+      await this.col.insertMany(docs, { ordered: false });
     } catch (err) {
-      if (err instanceof MongoBulkWriteError) {
-        const errors = Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
-        if (errors.every((e) => e.code === 11000)) {
-          return { inserted: err.insertedCount, duplicates: errors.length };
-        }
+      const errors = err instanceof MongoBulkWriteError ? (Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors]) : [];
+      if (errors.length === 0 || !errors.every((e) => e.code === 11000)) throw err;
+      result = { inserted: docs.length - errors.length, duplicates: errors.length };
+    }
+    // Duplicates were stored once already, so summarising them again is harmless.
+    await this.summarise(docs);
+    return result;
+  }
+
+  private async summarise(docs: EventDoc[]): Promise<void> {
+    const pending = new Map<string, { project_id: string | null; event_type: string; traits: Map<string, TraitDescription> }>();
+    for (const doc of docs) {
+      const id = `${doc.project_id ?? ''}\u001f${doc.event_type}`;
+      for (const { name, type } of traitsOf(doc)) {
+        const key = `${id}\u001f${name}\u001f${type}`;
+        if (this.known.has(key)) continue;
+        const entry = pending.get(id) ?? { project_id: doc.project_id, event_type: doc.event_type, traits: new Map() };
+        pending.set(id, entry);
+        entry.traits.set(key, { name, type });
       }
-      throw err;
+      if (!pending.has(id) && !this.known.has(id)) {
+        pending.set(id, { project_id: doc.project_id, event_type: doc.event_type, traits: new Map() });
+      }
+    }
+    if (pending.size === 0) return;
+    const ops = [...pending].map(([_id, e]) => ({
+      updateOne: {
+        filter: { _id },
+        update: {
+          $setOnInsert: { project_id: e.project_id, event_type: e.event_type },
+          $addToSet: { traits: { $each: [...e.traits.values()] } },
+        },
+        upsert: true,
+      },
+    }));
+    try {
+      await this.types.bulkWrite(ops, { ordered: false });
+    } catch (err) {
+      // Two writers upserting the same new summary: one wins the insert, the other's update applies on retry.
+      if (!(err instanceof MongoBulkWriteError)) throw err;
+      await this.types.bulkWrite(ops, { ordered: false });
+    }
+    for (const [id, e] of pending) {
+      this.known.add(id);
+      for (const key of e.traits.keys()) this.known.add(key);
     }
   }
 
-  async findOne(filter: Filter<EventDoc>): Promise<EventDoc | null> {
-    return this.col.findOne(filter);
+  /** One event by message_id (visibility is the caller's check, so the lookup stays a pure `_id` match). */
+  async findById(id: string): Promise<(StoredEvent & Pick<EventDoc, 'project_id'>) | null> {
+    return this.guard(this.col.findOne({ _id: id }, { projection: { ...EVENT_PROJECTION, project_id: 1 }, maxTimeMS: this.timeout() }));
   }
 
-  async find(filter: Filter<EventDoc>, sort: Sort, limit: number): Promise<EventDoc[]> {
-    return this.col
-      .find(filter, { projection: { t: 0, project_id: 0 } })
-      .sort(sort)
-      .limit(limit)
-      .toArray();
+  /** The sort-key values of one event (for marker paging). */
+  async sortKeysOf(id: string): Promise<Pick<EventDoc, '_id' | 'generated' | 'event_type' | 'project_id'> | null> {
+    return this.guard(
+      this.col.findOne({ _id: id }, { projection: { _id: 1, generated: 1, event_type: 1, project_id: 1 }, maxTimeMS: this.timeout() }),
+    );
+  }
+
+  /** Events matching `filter`, in `sort` order, at most `limit`. */
+  async find(filter: Filter<EventDoc>, sort: Sort, limit: number): Promise<StoredEvent[]> {
+    return this.guard(this.col.find(filter, { projection: EVENT_PROJECTION, maxTimeMS: this.timeout() }).sort(sort).limit(limit).toArray());
+  }
+
+  /** Distinct event types among the summaries matching `scope` (a visibility filter), sorted by name. */
+  async eventTypes(scope: Record<string, unknown>): Promise<string[]> {
+    const docs = await this.guard(
+      this.types.find(scope as Filter<EventTypeDoc>, { projection: { event_type: 1 }, maxTimeMS: this.timeout() }).toArray(),
+    );
+    return [...new Set(docs.map((d) => d.event_type))].sort();
+  }
+
+  /** Distinct trait names and types of `eventType` among the summaries matching `scope`, sorted by name then type. */
+  async traitDescriptions(eventType: string, scope: Record<string, unknown>): Promise<TraitDescription[]> {
+    const docs = await this.guard(
+      this.types.find({ ...scope, event_type: eventType } as Filter<EventTypeDoc>, { maxTimeMS: this.timeout() }).toArray(),
+    );
+    const seen = new Map<string, TraitDescription>();
+    for (const d of docs) for (const t of d.traits) seen.set(`${t.name}\u001f${t.type}`, { name: t.name, type: t.type });
+    return [...seen.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.type < b.type ? -1 : 1));
+  }
+
+  private timeout(): number | undefined {
+    return this.queryTimeoutMs > 0 ? this.queryTimeoutMs : undefined;
+  }
+
+  /** Turns a server-side time-out into a clear 503 (the query was valid, the store could not answer it in time). */
+  private async guard<T>(p: Promise<T>): Promise<T> {
+    try {
+      return await p;
+    } catch (err) {
+      if (err instanceof MongoServerError && err.code === MAX_TIME_EXPIRED) {
+        throw new AppError(
+          503,
+          `The query did not finish within ${this.queryTimeoutMs} ms; narrow it with event_type, resource_id or a time window.`,
+        );
+      }
+      throw err;
+    }
   }
 }

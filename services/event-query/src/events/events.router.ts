@@ -1,46 +1,113 @@
 /**
- * Group A routes: `GET /v2/events/{message_id}` (A1), `POST /v2/query/events` (A2), `GET|POST /v2/events` (A3).
+ * Group A routes (Panko v2 plus the complex query):
+ * `GET /v2/events/{message_id}` (A1), `POST /v2/query/events` (A2), `GET|POST /v2/events` (A3),
+ * `GET /v2/event_types`, `/v2/event_types/{type}/traits`, `/v2/event_types/{type}/traits/{name}`,
+ * `GET /v2/capabilities`. Trailing slashes are accepted (python-pankoclient sends them).
  */
-import { AppError, identityOf } from '@stratum/http-kit';
-import { Router } from 'express';
-import { type SortSpec, translateOrderBy, withTiebreak } from './events.query';
-import { ComplexQueryBody, parseJsonText, parseLimit, parseListInput } from './events.schema';
-import type { EventsService } from './events.service';
+import { AppError, externalBaseUrl, identityOf } from '@stratum/http-kit';
+import { type Request, type Response, Router } from 'express';
+import { eventJson, eventsJson } from './events.model';
+import { parseQueryJson } from './events.query';
+import { ComplexQueryBody, parseBoolean, parseDesc, parseLimit, parseListInput, parsePageInput } from './events.schema';
+import type { EventsService, Page } from './events.service';
 
-function descOf(desc: string | boolean | undefined): boolean {
-  if (desc === undefined) return true;
-  if (typeof desc === 'boolean') return desc;
-  const v = desc.trim().toLowerCase();
-  if (['true', '1', 'yes', 'desc'].includes(v)) return true;
-  if (['false', '0', 'no', 'asc'].includes(v)) return false;
-  throw new AppError(400, `Invalid input for field/attribute desc. Value: '${desc}'. Expected true/false or asc/desc.`);
+/** Panko's capabilities, flattened with `:` as Panko does; the complex query is this service's extension. */
+export const CAPABILITIES = {
+  api: { 'events:query:simple': true, 'events:query:complex': true },
+  event_storage: { 'storage:production_ready': true },
+};
+
+function sendJsonText(res: Response, text: string): void {
+  res.type('application/json').send(text);
+}
+
+/**
+ * Sets `Link: <url>; rel="next"` when the page has a successor: the same request as a GET with `marker` set to the
+ * page's last row, on the base URL the client used.
+ */
+function setNextLink(req: Request, response: Response, page: Page<unknown>, params: URLSearchParams): void {
+  if (!page.next) return;
+  params.set('limit', String(page.limit));
+  params.set('marker', page.next);
+  const prefix = (req.headers['x-forwarded-prefix'] as string | undefined) ?? '';
+  response.setHeader('Link', `<${externalBaseUrl(req, prefix)}${req.path.replace(/\/$/, '')}?${params}>; rel="next"`);
+}
+
+function methodNotAllowed(allow: string) {
+  return (_req: Request, response: Response) => {
+    response.setHeader('Allow', allow);
+    throw new AppError(405, 'The method is not allowed for the requested URL.');
+  };
 }
 
 export function eventsRouter(events: EventsService): Router {
   const r = Router({ strict: false });
 
-  const list = async (req: import('express').Request, res: import('express').Response) => {
+  const list = async (req: Request, response: Response) => {
     const input = parseListInput(req.query as Record<string, unknown>, req.body);
-    res.json(await events.list(identityOf(res), input.q, input.limit, input.sort));
+    const page = await events.list(identityOf(response), input.q, input.limit, input.sort, input.marker);
+    const params = new URLSearchParams();
+    for (const q of input.q) {
+      params.append('q.field', q.field);
+      params.append('q.op', q.op);
+      params.append('q.value', q.value);
+      params.append('q.type', q.type);
+    }
+    for (const s of input.sort) params.append('sort', s);
+    setNextLink(req, response, page, params);
+    sendJsonText(response, eventsJson(page.rows));
   };
   r.get('/v2/events', list);
   r.post('/v2/events', list);
+  r.all('/v2/events', methodNotAllowed('GET, POST'));
 
-  r.get('/v2/events/:messageId', async (req, res) => {
-    res.json(await events.get(identityOf(res), req.params.messageId as string));
+  r.get('/v2/events/:messageId', async (req, response) => {
+    const { allTenants } = parsePageInput(req.query as Record<string, unknown>, ['all_tenants']);
+    sendJsonText(response, eventJson(await events.get(identityOf(response), req.params.messageId as string, allTenants)));
   });
+  r.all('/v2/events/:messageId', methodNotAllowed('GET'));
 
-  r.post('/v2/query/events', async (req, res) => {
+  r.post('/v2/query/events', async (req, response) => {
     const parsed = ComplexQueryBody.safeParse(req.body ?? {});
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       throw new AppError(400, `Invalid query body: ${issue?.path.join('.') || 'body'}: ${issue?.message}`);
     }
     const body = parsed.data;
-    const filter = typeof body.filter === 'string' ? parseJsonText(body.filter, 'Filter expression not valid: ') : body.filter;
-    const orderby = typeof body.orderby === 'string' ? parseJsonText(body.orderby, 'Order-by expression not valid: ') : body.orderby;
-    const sort: SortSpec = orderby === undefined ? withTiebreak([['generated', descOf(body.desc) ? -1 : 1]]) : translateOrderBy(orderby);
-    res.json(await events.query(identityOf(res), filter, sort, parseLimit(body.limit)));
+    const rows = await events.query(identityOf(response), {
+      filter: typeof body.filter === 'string' ? parseQueryJson(body.filter, 'Filter expression not valid: ') : body.filter,
+      orderby: typeof body.orderby === 'string' ? parseQueryJson(body.orderby, 'Order-by expression not valid: ') : body.orderby,
+      desc: parseDesc(body.desc),
+      limit: parseLimit(body.limit),
+      allTenants: parseBoolean(body.all_tenants ?? (req.query.all_tenants as string | undefined), 'all_tenants'),
+    });
+    sendJsonText(response, eventsJson(rows));
+  });
+  r.all('/v2/query/events', methodNotAllowed('POST'));
+
+  r.get('/v2/event_types', async (req, response) => {
+    const { allTenants } = parsePageInput(req.query as Record<string, unknown>, ['all_tenants']);
+    response.json(await events.eventTypes(identityOf(response), allTenants));
+  });
+  // Panko's "Unused API": always 404.
+  r.get('/v2/event_types/:type', (req) => {
+    throw new AppError(404, `Event type ${req.params.type} Not Found`);
+  });
+  r.get('/v2/event_types/:type/traits', async (req, response) => {
+    const { allTenants } = parsePageInput(req.query as Record<string, unknown>, ['all_tenants']);
+    response.json(await events.traitDescriptions(identityOf(response), req.params.type as string, allTenants));
+  });
+  r.get('/v2/event_types/:type/traits/:name', async (req, response) => {
+    const input = parsePageInput(req.query as Record<string, unknown>, ['limit', 'marker', 'all_tenants']);
+    const page = await events.traitValues(identityOf(response), req.params.type as string, req.params.name as string, input);
+    const params = new URLSearchParams();
+    if (input.allTenants) params.set('all_tenants', 'true');
+    setNextLink(req, response, page, params);
+    response.json(page.rows);
+  });
+
+  r.get('/v2/capabilities', (_req, response) => {
+    response.json(CAPABILITIES);
   });
 
   return r;

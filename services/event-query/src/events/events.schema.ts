@@ -21,6 +21,8 @@ export interface ListInput {
   q: SimpleQuery[];
   limit: number | undefined;
   sort: string[];
+  /** message_id of the last row of the previous page. */
+  marker: string | undefined;
 }
 
 function asList(v: unknown): string[] {
@@ -85,6 +87,7 @@ export function parseListInput(query: Record<string, unknown>, body: unknown): L
   }
 
   let limit: unknown = query.limit;
+  let marker: unknown = query.marker;
   const sort = asList(query.sort);
   if (body !== undefined && body !== null && !(typeof body === 'object' && Object.keys(body).length === 0)) {
     if (typeof body !== 'object' || Array.isArray(body)) throw new AppError(400, 'The request body must be a JSON object.');
@@ -99,10 +102,15 @@ export function parseListInput(query: Record<string, unknown>, body: unknown): L
         limit = value;
       } else if (key === 'sort') {
         sort.push(...asList(value));
+      } else if (key === 'marker') {
+        marker = value;
       }
     }
   }
-  return { q, limit: parseLimit(limit), sort };
+  if (Array.isArray(marker) || (marker !== undefined && typeof marker !== 'string')) {
+    throw new AppError(400, 'Invalid input for field/attribute marker: give one message_id.');
+  }
+  return { q, limit: parseLimit(limit), sort, marker: marker === '' ? undefined : marker };
 }
 
 /** `POST /v2/query/events` body: Ceilometer's complex query, plus SPEC.md's `desc` sort mode. */
@@ -114,14 +122,56 @@ export const ComplexQueryBody = z.strictObject({
   limit: z.union([z.number(), z.string()]).optional(),
   /** Sort mode of SPEC.md's field table: `true`/`desc` → newest first, `false`/`asc` → oldest first. */
   desc: z.union([z.string(), z.boolean()]).optional(),
+  /** Admins only: `true` lifts the project restriction, as `all_tenants` does on the list. */
+  all_tenants: z.union([z.string(), z.boolean()]).optional(),
 });
 export type ComplexQueryBody = z.infer<typeof ComplexQueryBody>;
 
-/** Parses JSON text, reporting errors with the given prefix as Ceilometer does. */
-export function parseJsonText(text: string, prefix: string): unknown {
+const TRUE_STRINGS = new Set(['1', 't', 'true', 'on', 'y', 'yes']);
+const FALSE_STRINGS = new Set(['0', 'f', 'false', 'off', 'n', 'no', '']);
+
+/**
+ * oslo's `bool_from_string` in strict form: `true/1/yes/on/t/y` or `false/0/no/off/f/n` in any case.
+ * @throws AppError 400 naming the parameter for anything else.
+ */
+export function parseBoolean(value: string | boolean | undefined, name: string): boolean {
+  if (value === undefined || typeof value === 'boolean') return value === true;
+  const v = value.trim().toLowerCase();
+  if (TRUE_STRINGS.has(v)) return true;
+  if (FALSE_STRINGS.has(v)) return false;
+  throw new AppError(400, `Invalid input for field/attribute ${name}. Value: '${value}'. Expected a boolean.`);
+}
+
+/**
+ * SPEC.md's `desc` sort mode of the complex query: absent → newest first (Ceilometer's default order); `true`,
+ * `desc` → newest first; `false`, `asc` → oldest first.
+ * @throws AppError 400 for anything else.
+ */
+export function parseDesc(desc: string | boolean | undefined): boolean {
+  if (desc === undefined) return true;
+  if (typeof desc === 'boolean') return desc;
+  const v = desc.trim().toLowerCase();
+  if (v === 'desc') return true;
+  if (v === 'asc') return false;
   try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new AppError(400, `${prefix}${(err as Error).message}`);
+    return parseBoolean(desc, 'desc');
+  } catch {
+    throw new AppError(400, `Invalid input for field/attribute desc. Value: '${desc}'. Expected true/false or asc/desc.`);
   }
+}
+
+/** Query string of the trait-values and event-type endpoints: `limit`, `marker`, `all_tenants`. */
+export function parsePageInput(
+  query: Record<string, unknown>,
+  allowed: readonly string[],
+): { limit?: number; marker?: string; allTenants: boolean } {
+  for (const key of Object.keys(query)) {
+    if (!allowed.includes(key)) throw new AppError(400, `Unknown argument: "${key}"`);
+  }
+  const one = (k: string) => {
+    const v = query[k];
+    if (Array.isArray(v)) throw new AppError(400, `Parameter ${k} was given several times`);
+    return v === undefined || v === '' ? undefined : String(v);
+  };
+  return { limit: parseLimit(one('limit')), marker: one('marker'), allTenants: parseBoolean(one('all_tenants'), 'all_tenants') };
 }

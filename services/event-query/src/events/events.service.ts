@@ -1,16 +1,26 @@
 /**
- * Event reads: one event by id (A1), the resource/complex query (A2) and the list (A3), always scoped by
- * events.policy.ts.
+ * Event reads: one event by id (A1), the complex query (A2), the list (A3), event types, trait descriptions and
+ * trait values; every one scoped by events.policy.ts.
  */
 import { AppError } from '@stratum/http-kit';
 import type { Identity } from '@stratum/identity';
 import { isAdmin } from '@stratum/identity';
-import type { Event } from '@stratum/traits';
+import type { Trait } from '@stratum/traits';
 import type { Filter, Sort } from 'mongodb';
-import { type EventDoc, toEvent } from './events.model';
-import { visibilityFilter } from './events.policy';
-import { type SimpleQuery, type SortSpec, translateComplexFilter, translateSimpleQuery, withTiebreak } from './events.query';
-import type { EventsRepository } from './events.repository';
+import { type EventDoc, encodeTraitName, type StoredEvent, traitsOf } from './events.model';
+import { canSee, nameableProject, visibilityFilter } from './events.policy';
+import {
+  afterMarker,
+  mergeAnd,
+  type SimpleQuery,
+  type SortSpec,
+  translateComplexFilter,
+  translateListSort,
+  translateOrderBy,
+  translateSimpleQuery,
+  withTiebreak,
+} from './events.query';
+import type { EventsRepository, TraitDescription } from './events.repository';
 
 export interface EventLimits {
   /** Rows returned when the client gives no limit (Panko `default_api_return_limit`). */
@@ -19,23 +29,20 @@ export interface EventLimits {
   maxLimit: number;
 }
 
-const SORT_KEYS: Record<string, string> = { generated: 'generated', message_id: '_id', event_type: 'event_type' };
+/** One page of a list: the rows, and the message_id to pass as `marker` for the next page when more rows exist. */
+export interface Page<T> {
+  rows: T[];
+  limit: number;
+  next: string | undefined;
+}
 
-/**
- * AND of filters. Disjoint plain conditions are merged into one object rather than `$and`, because FerretDB pushes
- * only plain top-level conditions down to its backend (same meaning on MongoDB).
- */
-function and(...parts: Filter<EventDoc>[]): Filter<EventDoc> {
-  const nonEmpty = parts.filter((p) => Object.keys(p).length > 0);
-  const merged: Record<string, unknown> = {};
-  const rest: Filter<EventDoc>[] = [];
-  for (const p of nonEmpty) {
-    const keys = Object.keys(p);
-    if (keys.some((k) => k.startsWith('$') || k in merged)) rest.push(p);
-    else Object.assign(merged, p);
-  }
-  if (rest.length === 0) return merged as Filter<EventDoc>;
-  return { $and: [merged as Filter<EventDoc>, ...rest] };
+/** A parsed `POST /v2/query/events` body (filter and orderby already parsed from their JSON text). */
+export interface ComplexQuery {
+  filter: unknown;
+  orderby: unknown;
+  desc: boolean;
+  limit: number | undefined;
+  allTenants: boolean;
 }
 
 function toSort(spec: SortSpec): Sort {
@@ -48,14 +55,18 @@ export class EventsService {
     private readonly limits: EventLimits,
   ) {}
 
-  /** A1. @throws AppError 404 `Event <id> Not Found` when missing or not visible to the caller. */
-  async get(identity: Identity, messageId: string): Promise<Event> {
-    const doc = await this.repo.findOne(and({ _id: messageId }, visibilityFilter(identity)));
-    if (!doc) throw new AppError(404, `Event ${messageId} Not Found`);
-    return toEvent(doc);
+  /**
+   * A1. `allTenants` lets an admin read any project's event, as on the list.
+   * @throws AppError 404 `Event <id> Not Found` when missing or not visible to the caller.
+   */
+  async get(identity: Identity, messageId: string, allTenants = false): Promise<StoredEvent> {
+    const doc = await this.repo.findById(messageId);
+    if (!doc || !canSee(identity, doc.project_id, isAdmin(identity) && allTenants)) throw new AppError(404, `Event ${messageId} Not Found`);
+    return doc;
   }
 
-  private limitOf(limit: number | undefined): number {
+  /** The effective limit. @throws AppError 400 above the configured maximum. */
+  limitOf(limit: number | undefined): number {
     if (limit === undefined) return this.limits.defaultLimit;
     if (limit > this.limits.maxLimit) {
       throw new AppError(
@@ -67,38 +78,72 @@ export class EventsService {
   }
 
   /**
+   * One page in `sort` order after `marker`, fetching one row more than asked to learn whether a next page exists.
+   * @throws AppError 400 `Marker <id> not found.` when the marker is unknown or not visible to the caller (Panko: 500).
+   */
+  private async page(
+    identity: Identity,
+    filter: Filter<EventDoc>,
+    allTenants: boolean,
+    sort: SortSpec,
+    limit: number,
+    marker: string | undefined,
+  ): Promise<Page<StoredEvent>> {
+    let after = {};
+    if (marker !== undefined) {
+      const keys = await this.repo.sortKeysOf(marker);
+      if (!keys || !canSee(identity, keys.project_id, allTenants)) throw new AppError(400, `Marker ${marker} not found.`);
+      after = afterMarker(sort, keys as unknown as Record<string, unknown>);
+    }
+    const where = mergeAnd(filter, visibilityFilter(identity, allTenants), after) as Filter<EventDoc>;
+    const rows = await this.repo.find(where, toSort(sort), limit + 1);
+    const more = rows.length > limit;
+    if (more) rows.length = limit;
+    return { rows, limit, next: more ? rows.at(-1)?._id : undefined };
+  }
+
+  /**
    * A3: Panko's list. Default order `generated asc, message_id asc`.
    * @param sort `key[:dir]` strings, keys generated, message_id, event_type.
    */
-  async list(identity: Identity, q: SimpleQuery[], limit: number | undefined, sort: string[]): Promise<Event[]> {
+  async list(identity: Identity, q: SimpleQuery[], limit: number | undefined, sort: string[], marker?: string): Promise<Page<StoredEvent>> {
     const { filter, allTenants } = translateSimpleQuery(q, isAdmin(identity));
-    const spec: SortSpec = [];
-    for (const s of sort) {
-      const [key = '', dir = 'asc'] = s.split(':');
-      const path = SORT_KEYS[key];
-      if (!path) {
-        throw new AppError(
-          400,
-          `Invalid input for field/attribute sort. Value: '${s}'. the supported sort keys are: ('message_id', 'generated', 'event_type')`,
-        );
-      }
-      if (dir !== 'asc' && dir !== 'desc') {
-        throw new AppError(
-          400,
-          `Invalid input for field/attribute sort direction. Value: '${s}'. the supported sort directions are: ('asc', 'desc')`,
-        );
-      }
-      spec.push([path, dir === 'desc' ? -1 : 1]);
-    }
-    if (spec.length === 0) spec.push(['generated', 1]);
-    const docs = await this.repo.find(and(filter, visibilityFilter(identity, allTenants)), toSort(withTiebreak(spec)), this.limitOf(limit));
-    return docs.map(toEvent);
+    return this.page(identity, filter, allTenants, translateListSort(sort), this.limitOf(limit), marker);
   }
 
-  /** A2: a complex query; default order `timestamp desc`. */
-  async query(identity: Identity, filter: unknown, sort: SortSpec, limit: number | undefined): Promise<Event[]> {
-    const translated = filter === undefined ? {} : translateComplexFilter(filter);
-    const docs = await this.repo.find(and(translated, visibilityFilter(identity)), toSort(sort), this.limitOf(limit));
-    return docs.map(toEvent);
+  /** A2: a complex query; default order `timestamp desc` (SPEC.md's `desc=false` turns it to ascending). */
+  async query(identity: Identity, q: ComplexQuery): Promise<StoredEvent[]> {
+    const filter = q.filter === undefined ? {} : translateComplexFilter(q.filter, { ownProject: nameableProject(identity) });
+    const sort = q.orderby === undefined ? withTiebreak([['generated', q.desc ? -1 : 1]]) : translateOrderBy(q.orderby);
+    const allTenants = isAdmin(identity) && q.allTenants;
+    const { rows } = await this.page(identity, filter, allTenants, sort, this.limitOf(q.limit), undefined);
+    return rows;
+  }
+
+  /** `GET /v2/event_types`: the event types of the events the caller may see, sorted. */
+  async eventTypes(identity: Identity, allTenants: boolean): Promise<string[]> {
+    return this.repo.eventTypes(visibilityFilter(identity, isAdmin(identity) && allTenants));
+  }
+
+  /** `GET /v2/event_types/{type}/traits`: distinct trait names and types of that type (`[]` for an unknown type). */
+  async traitDescriptions(identity: Identity, eventType: string, allTenants: boolean): Promise<TraitDescription[]> {
+    return this.repo.traitDescriptions(eventType, visibilityFilter(identity, isAdmin(identity) && allTenants));
+  }
+
+  /**
+   * `GET /v2/event_types/{type}/traits/{name}`: the trait's values across the visible events of that type, in time
+   * order, paged like the list (Panko returned every instance unbounded).
+   */
+  async traitValues(
+    identity: Identity,
+    eventType: string,
+    name: string,
+    o: { limit?: number; marker?: string; allTenants: boolean },
+  ): Promise<Page<Trait>> {
+    const filter = { event_type: eventType, [`t.${encodeTraitName(name)}`]: { $exists: true } } as Filter<EventDoc>;
+    const allTenants = isAdmin(identity) && o.allTenants;
+    const page = await this.page(identity, filter, allTenants, withTiebreak([['generated', 1]]), this.limitOf(o.limit), o.marker);
+    const rows = page.rows.flatMap((doc) => traitsOf(doc).filter((t) => t.name === name));
+    return { rows, limit: page.limit, next: page.next };
   }
 }
