@@ -6,7 +6,7 @@
  * Environment: BENCH_SECONDS (per scenario, default 10), BENCH_CONNECTIONS (default 8).
  */
 
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { signIdentity } from '@stratum/identity';
@@ -16,6 +16,7 @@ import { createPgDatabase, dropPgDatabase, ensureFerretDB, freePort, ROOT, start
 import { loadEvents, loadRegistryFile } from '../src/load';
 import { startStack } from '../src/processes';
 import { ensureSecret, ensureTokensFile, SAMPLE_PROJECT_ID } from '../src/tokens';
+import { eventsBench } from './events';
 
 interface Scenario {
   name: string;
@@ -48,9 +49,8 @@ async function run(s: Scenario, seconds: number, connections: number): Promise<R
   };
 }
 
-async function main(): Promise<void> {
-  const seconds = Number(process.env.BENCH_SECONDS ?? 10);
-  const connections = Number(process.env.BENCH_CONNECTIONS ?? 8);
+/** The walking skeleton's suite: one read per group on the sample data. @returns its markdown section. */
+async function skeletonBench(seconds: number, connections: number): Promise<string> {
   const benchDir = join(ROOT, 'var', 'bench');
   ensureFerretDB();
   const pgDatabase = 'stratum_bench';
@@ -122,18 +122,45 @@ async function main(): Promise<void> {
     '|---|---|---|---|---|---|---|---|',
     ...rows.map((r) => `| ${r.name} | ${r.connections} | ${r.seconds} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} |`),
   ].join('\n');
-  const cpu = cpus();
-  const conditions = [
-    `- date: ${new Date().toISOString()}`,
-    `- machine: ${cpu.length} cores (${cpu[0]?.model ?? 'unknown CPU'}), ${Math.round(totalmem() / 2 ** 30)} GiB memory; Node ${process.version}`,
-    '- store: FerretDB 1.24.2 on the local PostgreSQL; loopback HTTP; autocannon in the same machine as the stack (it competes for the 2 cores)',
-    `- data: the ${events.stored + events.duplicates} sample notifications and the sample registry (small; the million-event benchmark is issue 3's)`,
-  ].join('\n');
-  console.log(`\n${table}\n`);
-  writeFileSync(
-    join(ROOT, 'deploy', 'BENCHMARKS.md'),
-    `# Benchmarks\n\nWritten by \`pnpm bench\` (deploy/bench/run.ts). Figures are from one run; rerun to compare.\n\n## Walking skeleton: one read per group\n\n${conditions}\n\n${table}\n`,
-  );
+  return `- data: the ${events.stored + events.duplicates} sample notifications and the sample registry\n\n${table}`;
+}
+
+const SUITES: Record<string, { title: string; run: (seconds: number, connections: number) => Promise<string> }> = {
+  skeleton: { title: 'Walking skeleton: one read per group', run: skeletonBench },
+  events: { title: 'Event query at a million events', run: eventsBench },
+};
+
+/** Replaces (or appends) the `## title` section of the markdown `doc`. */
+function withSection(doc: string, title: string, body: string): string {
+  const heading = `## ${title}`;
+  const start = doc.indexOf(`${heading}\n`);
+  if (start < 0) return `${doc.trimEnd()}\n\n${heading}\n\n${body}\n`;
+  const next = doc.indexOf('\n## ', start + heading.length);
+  return `${doc.slice(0, start)}${heading}\n\n${body}\n${next < 0 ? '' : doc.slice(next)}`;
+}
+
+/** `pnpm bench [suite ...]`: runs the named suites (default: all) and rewrites their sections of BENCHMARKS.md. */
+async function main(): Promise<void> {
+  const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+  const connections = Number(process.env.BENCH_CONNECTIONS ?? 8);
+  const names = process.argv.slice(2).length > 0 ? process.argv.slice(2) : Object.keys(SUITES);
+  const path = join(ROOT, 'deploy', 'BENCHMARKS.md');
+  for (const name of names) {
+    const suite = SUITES[name];
+    if (!suite) throw new Error(`unknown suite ${name}; suites: ${Object.keys(SUITES).join(', ')}`);
+    const body = await suite.run(seconds, connections);
+    const cpu = cpus();
+    const conditions = [
+      `- date: ${new Date().toISOString()}`,
+      `- machine: ${cpu.length} cores (${cpu[0]?.model ?? 'unknown CPU'}), ${Math.round(totalmem() / 2 ** 30)} GiB memory; Node ${process.version}`,
+      '- store: FerretDB 1.24.2 on the local PostgreSQL; loopback HTTP; autocannon on the same machine as the stack (it competes for the 2 cores)',
+    ].join('\n');
+    console.log(`\n## ${suite.title}\n\n${conditions}\n${body}\n`);
+    const doc = existsSync(path)
+      ? readFileSync(path, 'utf8')
+      : '# Benchmarks\n\nWritten by `pnpm bench` (deploy/bench/run.ts). Figures are from one run; rerun to compare.\n';
+    writeFileSync(path, withSection(doc, suite.title, `${conditions}\n${body}`));
+  }
 }
 
 main().catch((err) => {

@@ -113,6 +113,16 @@ export function createPgDatabase(name: string): string {
   return `${PG_ADMIN_URL}/${name}`;
 }
 
+/** Creates the PostgreSQL database unless it exists (kept between runs). @returns its URL and whether it was new. */
+export function ensurePgDatabase(name: string): { url: string; created: boolean } {
+  if (!/^[a-z0-9_]+$/.test(name)) throw new Error(`bad database name ${name}`);
+  const exists = execFileSync('psql', [`${PG_ADMIN_URL}/postgres`, '-Atqc', `SELECT 1 FROM pg_database WHERE datname = '${name}'`], {
+    encoding: 'utf8',
+  }).trim();
+  if (!exists) psql(`CREATE DATABASE ${name}`);
+  return { url: `${PG_ADMIN_URL}/${name}`, created: !exists };
+}
+
 export function dropPgDatabase(name: string): void {
   if (!/^[a-z0-9_]+$/.test(name)) return;
   psql(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);

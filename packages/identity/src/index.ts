@@ -132,7 +132,18 @@ export function verifyIdentity(
   return { ok: true, identity };
 }
 
-/** True when the caller holds the cloud `admin` role (on a project- or domain-scoped token). */
+/** True when the caller holds the `admin` role (on a project- or domain-scoped token). */
 export function isAdmin(identity: Identity): boolean {
   return identity.roles.includes('admin');
+}
+
+/** The domain whose admins are cloud admins (Keystone's `default`). */
+export const CLOUD_DOMAIN = 'default';
+
+/**
+ * True for a cloud admin: `admin` on a token of the `default` domain (project- or domain-scoped), or with no domain.
+ * `admin` on a token of another domain is that department's admin, not a cloud admin (DESIGN.md "Roles").
+ */
+export function isCloudAdmin(identity: Identity): boolean {
+  return isAdmin(identity) && (identity.domainId === null || identity.domainId === CLOUD_DOMAIN);
 }

@@ -239,6 +239,13 @@ describe('group A: query surface, paging and visibility (FerretDB)', () => {
       expect(put.status).toBe(405);
       expect(put.headers.allow).toBe('GET, POST');
       expect(put.body.error_message.faultcode).toBe('Client');
+      for (const path of ['/v2/event_types', '/v2/capabilities', '/v2/query/events']) {
+        const res = await request(stack.gateway).delete(path).set(as('memberA'));
+        expect(res.status).toBe(405);
+      }
+      const twice = await request(stack.gateway).post('/v2/query/events?all_tenants=1&all_tenants=0').set(as('admin')).send({});
+      expect(twice.status).toBe(400);
+      expect(twice.body.error_message.faultstring).toBe('Parameter all_tenants was given several times');
     });
   });
 
@@ -393,8 +400,11 @@ describe('group A: query surface, paging and visibility (FerretDB)', () => {
       expect(all).toEqual(expect.arrayContaining([a.message_id, b.message_id, own.message_id, none.message_id, tenantOnly.message_id]));
     });
 
-    it('a member cannot lift the restriction with all_tenants (it is a trait filter for them)', async () => {
+    it('a member cannot lift the restriction with all_tenants (it is a trait filter for them), nor can a department admin', async () => {
       expect(await listIds('memberA', '&q.field=all_tenants&q.value=True')).toEqual([]);
+      expect(await listIds('deptAdmin', '&q.field=all_tenants&q.value=True')).toEqual([]);
+      const types = await request(stack.gateway).get('/v2/event_types?all_tenants=true').set(as('deptAdmin'));
+      expect(types.body).toEqual([]);
     });
 
     it('get: 404 for events outside the caller scope; admins may read any with all_tenants', async () => {

@@ -4,10 +4,9 @@
  * admin holds `admin` on a token scoped to that department (domain).
  */
 import { AppError } from '@stratum/http-kit';
-import { type Identity, isAdmin } from '@stratum/identity';
+import { type Identity, isAdmin, isCloudAdmin } from '@stratum/identity';
 
-const CLOUD_DOMAIN = 'default';
-export const isCloudAdmin = (id: Identity) => isAdmin(id) && (id.domainId === null || id.domainId === CLOUD_DOMAIN);
+export { isCloudAdmin };
 
 export const domainQuotaPolicy = {
   /** C1: the cloud admin, or the department's own admin. */

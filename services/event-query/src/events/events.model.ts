@@ -69,15 +69,20 @@ export function scopeOf(traits: readonly Trait[]): string | null {
   return scope?.value || null;
 }
 
-/** Builds the stored document of a wire event. */
+/**
+ * Builds the stored document of a wire event. `generated` is stored in canonical form whatever its input spelling.
+ * @throws Error when `generated` is not a timestamp.
+ */
 export function toEventDoc(event: Event): EventDoc {
+  const generated = canonicalTimestamp(event.generated);
+  if (!generated) throw new Error(`generated is not a timestamp: ${event.generated}`);
   const t: EventDoc['t'] = {};
   for (const trait of event.traits) t[encodeTraitName(trait.name)] = typedTraitValue(trait);
   const resource = event.traits.find((x) => x.name === 'resource_id');
   return {
     _id: event.message_id,
     event_type: event.event_type,
-    generated: event.generated,
+    generated,
     project_id: scopeOf(event.traits),
     ...(resource && resource.type === 'String' ? { resource_id: resource.value } : {}),
     traits: JSON.stringify(event.traits.map(({ name, type, value }) => ({ name, type, value }))),

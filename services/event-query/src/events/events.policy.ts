@@ -4,17 +4,18 @@
  *
  * - non-admin: events whose project (the `project_id`, else `tenant_id`, trait) is the token's project; a token
  *   without a project (domain-scoped) sees none;
- * - admin: their own project's events and events without a project;
- * - admin with `all_tenants=true`: every event.
+ * - cloud admin (`admin` on a token of the `default` domain): their own project's events and events without a
+ *   project; with `all_tenants=true`, every event;
+ * - a department admin (`admin` on a token of another domain) counts as a non-admin here.
  *
  * The same rule covers the event-type summaries (they carry the same `project_id` scope).
  */
 import type { Identity } from '@stratum/identity';
-import { isAdmin } from '@stratum/identity';
+import { isCloudAdmin } from '@stratum/identity';
 
 /** The MongoDB filter (on the `project_id` scope field) that limits a query to what `identity` may see. */
 export function visibilityFilter(identity: Identity, allTenants = false): { project_id?: unknown; _id?: unknown } {
-  if (isAdmin(identity)) {
+  if (isCloudAdmin(identity)) {
     if (allTenants) return {};
     return identity.projectId ? { project_id: { $in: [identity.projectId, null] } } : { project_id: null };
   }
@@ -23,7 +24,7 @@ export function visibilityFilter(identity: Identity, allTenants = false): { proj
 
 /** The same rule for one event already read: may `identity` see an event whose scope is `scope`? */
 export function canSee(identity: Identity, scope: string | null, allTenants = false): boolean {
-  if (isAdmin(identity)) return allTenants || scope === null || scope === identity.projectId;
+  if (isCloudAdmin(identity)) return allTenants || scope === null || scope === identity.projectId;
   return identity.projectId !== null && scope === identity.projectId;
 }
 
@@ -33,5 +34,5 @@ export function canSee(identity: Identity, scope: string | null, allTenants = fa
  * @returns null when any project may be named.
  */
 export function nameableProject(identity: Identity): string | null {
-  return isAdmin(identity) ? null : (identity.projectId ?? '');
+  return isCloudAdmin(identity) ? null : (identity.projectId ?? '');
 }

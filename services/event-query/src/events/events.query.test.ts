@@ -87,6 +87,19 @@ describe('complex query translation', () => {
     expect(translateComplexFilter({ '=': { project_id: 'p1' } }, member)).toEqual({ project_id: { $eq: 'p1' } });
   });
 
+  it('refuses a field ordered twice and orders an empty orderby list newest first', () => {
+    expect(() => translateOrderBy([{ timestamp: 'asc' }, { generated: 'desc' }])).toThrow(/generated is ordered twice/);
+    expect(translateOrderBy([])).toEqual([
+      ['generated', -1],
+      ['_id', -1],
+    ]);
+  });
+
+  it('bounds the values of in lists', () => {
+    const values = Array.from({ length: 2000 }, (_, i) => i);
+    expect(() => translateComplexFilter({ in: { a: values } }, member)).toThrow(/values in in lists/);
+  });
+
   it('reports malformed JSON text with the given prefix', () => {
     expect(() => parseQueryJson('{"and": [', 'Filter expression not valid: ')).toThrow(/^Filter expression not valid: /);
   });
@@ -105,6 +118,8 @@ describe('=~ patterns', () => {
     ['a{1,1000}', /repeat counts/],
     ['(?=x)', /groups/],
     ['\\1', /escape \\1 is not supported/],
+    ['\\u0041', /escape \\u is not supported/],
+    ['[z-a]', /Range out of order/],
     ['a^', /\^ may only start/],
     ['*a', /nothing to repeat/],
     ['x'.repeat(300), /longer than 256/],

@@ -302,7 +302,8 @@ export function safePattern(pattern: string): string {
     if (c === '\\') {
       const next = pattern[i + 1];
       if (next === undefined) throw fail('ends with a backslash');
-      if (/[0-9bBkgpPQEAzZGx]/.test(next)) throw fail(`escape \\${next} is not supported`);
+      // Class escapes and escaped punctuation only: the same meaning in PCRE (MongoDB), RE2 (FerretDB) and JS.
+      if (/[A-Za-z0-9]/.test(next) && !'dDwWsStnr'.includes(next)) throw fail(`escape \\${next} is not supported`);
       i += 2;
       atom = true;
       continue;
@@ -323,6 +324,11 @@ export function safePattern(pattern: string): string {
     }
     i++;
     atom = true;
+  }
+  try {
+    new RegExp(pattern);
+  } catch (err) {
+    throw fail((err as Error).message);
   }
   return pattern;
 }
@@ -405,6 +411,8 @@ export function translateComplexFilter(expr: unknown, ctx: ComplexQueryContext):
     const raw = (arg as Record<string, unknown>)[field];
     if (op === 'in') {
       if (!Array.isArray(raw) || raw.length === 0) throw filterError(`in needs a non-empty list of values for ${field}`);
+      nodes += raw.length;
+      if (nodes > MAX_NODES * 4) throw filterError(`more than ${MAX_NODES * 4} values in in lists`);
       const values = raw.flatMap((v) => {
         if (!isLeaf(v) || typeof v === 'boolean') throw filterError(`in takes strings and numbers, got ${JSON.stringify(v)}`);
         return leafValues(kind, v, field, false);
@@ -454,6 +462,7 @@ export function translateOrderBy(orderby: unknown): SortSpec {
   const fail = (d: string) => bad(`Order-by expression not valid: ${d}`);
   if (!Array.isArray(orderby)) throw fail('must be a list of {field: direction} objects');
   const out: SortSpec = [];
+  if (orderby.length === 0) return withTiebreak([['generated', -1]]);
   for (const item of orderby) {
     if (item === null || typeof item !== 'object' || Array.isArray(item) || Object.keys(item).length !== 1) {
       throw fail(`${JSON.stringify(item)} is not a {field: direction} object`);
@@ -462,6 +471,7 @@ export function translateOrderBy(orderby: unknown): SortSpec {
     const path = ORDER_FIELDS[field];
     if (!path) throw fail(`cannot order by ${field}; sortable fields are ${Object.keys(ORDER_FIELDS).join(', ')}`);
     if (typeof dir !== 'string' || !/^(asc|desc)$/i.test(dir)) throw fail(`'${String(dir)}' does not match '(?i)^asc$|^desc$'`);
+    if (out.some(([k]) => k === path)) throw fail(`${field} is ordered twice`);
     out.push([path, dir.toLowerCase() === 'desc' ? -1 : 1]);
   }
   return withTiebreak(out);

@@ -48,7 +48,7 @@ export class EventsRepository {
 
   /**
    * Creates the indexes the queries use (idempotent):
-   * - `resource_generated`: A2, a resource's events in a time window (plus `event_type`, checked on the index rows);
+   * - `resource_type_generated`: A2, a resource's events of one type in a time window (equality keys before the range);
    * - `project_generated`: a non-admin's list, in time order;
    * - `type_generated`: lists filtered by event type, and trait values of a type;
    * - `generated`: the admin list in time order, with `_id` as the tiebreaker that makes pages stable.
@@ -57,7 +57,7 @@ export class EventsRepository {
     // One index per command: FerretDB 1.24 panics ("slice bounds out of range") on a createIndexes carrying several.
     const specs = [
       { key: { generated: 1, _id: 1 }, name: 'generated' },
-      { key: { resource_id: 1, generated: 1 }, name: 'resource_generated' },
+      { key: { resource_id: 1, event_type: 1, generated: 1 }, name: 'resource_type_generated' },
       { key: { project_id: 1, generated: 1 }, name: 'project_generated' },
       { key: { event_type: 1, generated: 1 }, name: 'type_generated' },
     ] as const;

@@ -74,12 +74,13 @@ export function eventsRouter(events: EventsService): Router {
       throw new AppError(400, `Invalid query body: ${issue?.path.join('.') || 'body'}: ${issue?.message}`);
     }
     const body = parsed.data;
+    const { allTenants } = parsePageInput(req.query as Record<string, unknown>, ['all_tenants']);
     const rows = await events.query(identityOf(response), {
       filter: typeof body.filter === 'string' ? parseQueryJson(body.filter, 'Filter expression not valid: ') : body.filter,
       orderby: typeof body.orderby === 'string' ? parseQueryJson(body.orderby, 'Order-by expression not valid: ') : body.orderby,
       desc: parseDesc(body.desc),
       limit: parseLimit(body.limit),
-      allTenants: parseBoolean(body.all_tenants ?? (req.query.all_tenants as string | undefined), 'all_tenants'),
+      allTenants: body.all_tenants === undefined ? allTenants : parseBoolean(body.all_tenants, 'all_tenants'),
     });
     sendJsonText(response, eventsJson(rows));
   });
@@ -106,9 +107,15 @@ export function eventsRouter(events: EventsService): Router {
     response.json(page.rows);
   });
 
+  r.all('/v2/event_types', methodNotAllowed('GET'));
+  r.all('/v2/event_types/:type', methodNotAllowed('GET'));
+  r.all('/v2/event_types/:type/traits', methodNotAllowed('GET'));
+  r.all('/v2/event_types/:type/traits/:name', methodNotAllowed('GET'));
+
   r.get('/v2/capabilities', (_req, response) => {
     response.json(CAPABILITIES);
   });
+  r.all('/v2/capabilities', methodNotAllowed('GET'));
 
   return r;
 }

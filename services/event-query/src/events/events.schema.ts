@@ -134,8 +134,10 @@ const FALSE_STRINGS = new Set(['0', 'f', 'false', 'off', 'n', 'no', '']);
  * oslo's `bool_from_string` in strict form: `true/1/yes/on/t/y` or `false/0/no/off/f/n` in any case.
  * @throws AppError 400 naming the parameter for anything else.
  */
-export function parseBoolean(value: string | boolean | undefined, name: string): boolean {
+export function parseBoolean(value: unknown, name: string): boolean {
   if (value === undefined || typeof value === 'boolean') return value === true;
+  if (Array.isArray(value)) throw new AppError(400, `Parameter ${name} was given several times`);
+  if (typeof value !== 'string') throw new AppError(400, `Invalid input for field/attribute ${name}. Expected a boolean.`);
   const v = value.trim().toLowerCase();
   if (TRUE_STRINGS.has(v)) return true;
   if (FALSE_STRINGS.has(v)) return false;
@@ -148,7 +150,7 @@ export function parseBoolean(value: string | boolean | undefined, name: string):
  * @throws AppError 400 for anything else.
  */
 export function parseDesc(desc: string | boolean | undefined): boolean {
-  if (desc === undefined) return true;
+  if (desc === undefined || desc === '') return true;
   if (typeof desc === 'boolean') return desc;
   const v = desc.trim().toLowerCase();
   if (v === 'desc') return true;

@@ -1,0 +1,312 @@
+/**
+ * Issue 3's benchmark: a million realistic events (events-data.ts) loaded into FerretDB on the local PostgreSQL,
+ * then group A's reads measured through the gateway with autocannon.
+ *
+ * The loaded database (PostgreSQL `stratum_bench_events`) is kept between runs: a rerun with the same population
+ * skips the load and reports the load figures recorded when it was made. BENCH_FRESH=1 reloads.
+ * Environment: BENCH_EVENTS (default 1000000), BENCH_LOAD_BATCH (1000), BENCH_LOAD_CONCURRENCY (4).
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  EventsRepository,
+  mergeAnd,
+  toEventDoc,
+  translateComplexFilter,
+  translateSimpleQuery,
+  visibilityFilter,
+} from '@stratum/event-query';
+import type { TokensFile } from '@stratum/gateway';
+import type { Identity } from '@stratum/identity';
+import autocannon from 'autocannon';
+import { SingleBar } from 'cli-progress';
+import { type Db, type Document, MongoClient } from 'mongodb';
+import { createPgDatabase, ensurePgDatabase, freePort, ROOT, startFerretDB } from '../src/ferretdb';
+import { collectionSize, mirrorIndexesAsGin } from '../src/ferretdb-pg';
+import { startStack } from '../src/processes';
+import { ensureSecret, newToken } from '../src/tokens';
+import { Population, type PopulationOptions } from './events-data';
+
+const PG_DATABASE = 'stratum_bench_events';
+const DATABASE = 'stratum';
+/** Bump when events-data.ts or the stored document changes, so an old database is not reused. */
+const POPULATION_VERSION = 2;
+
+interface LoadRecord {
+  _id: 'population';
+  version: number;
+  options: PopulationOptions;
+  seconds: number;
+  rate: number;
+  batch: number;
+  concurrency: number;
+}
+
+export interface ScenarioRow {
+  name: string;
+  connections: number;
+  seconds: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+}
+
+async function load(db: Db, population: Population, batch: number, concurrency: number): Promise<{ seconds: number; rate: number }> {
+  const repo = new EventsRepository(db);
+  await repo.ensureIndexes();
+  const bar = new SingleBar({
+    format: 'bench: loading events [{bar}] {percentage}% | {value}/{total} | {rate} events/s | ETA {eta_formatted}',
+    hideCursor: true,
+  });
+  const total = population.o.events;
+  bar.start(total, 0, { rate: 0 });
+  const started = performance.now();
+  let done = 0;
+  const inFlight = new Set<Promise<void>>();
+  for (const events of population.batches(batch)) {
+    const p = repo.insertMany(events.map(toEventDoc)).then(() => {
+      done += events.length;
+      bar.update(done, { rate: Math.round(done / ((performance.now() - started) / 1000)) });
+    });
+    inFlight.add(p);
+    p.finally(() => inFlight.delete(p));
+    if (inFlight.size >= concurrency) await Promise.race(inFlight);
+  }
+  await Promise.all(inFlight);
+  bar.stop();
+  const seconds = (performance.now() - started) / 1000;
+  return { seconds, rate: Math.round(total / seconds) };
+}
+
+/** Node types and index names of a PostgreSQL plan tree, in order (e.g. `Bitmap Heap Scan > Bitmap Index Scan(events_…_gin)`). */
+function planSummary(plan: Document | undefined): string {
+  if (!plan) return '(no plan)';
+  const here = plan['Index Name'] ? `${plan['Node Type']}(${plan['Index Name']})` : String(plan['Node Type']);
+  const children = (plan.Plans as Document[] | undefined) ?? [];
+  return children.length === 0 ? here : `${here} > ${children.map(planSummary).join(', ')}`;
+}
+
+async function explain(db: Db, filter: Document, sort: Document, limit: number): Promise<string> {
+  const r = await db.command({ explain: { find: 'events', filter, sort, limit } });
+  const plan = (r.queryPlanner as Document | undefined)?.Plan as Document | undefined;
+  return `filter pushed down: ${r.filterPushdown ?? r.pushdown ?? '?'}; sort pushed down: ${r.sortingPushdown ?? '?'}; PostgreSQL: ${planSummary(plan)}`;
+}
+
+function pickRandom<T>(items: readonly T[]): T {
+  return items[Math.floor(Math.random() * items.length)] as T;
+}
+
+/** Runs the events benchmark; returns the markdown section for deploy/BENCHMARKS.md. */
+export async function eventsBench(seconds: number, connections: number): Promise<string> {
+  const options: PopulationOptions = {
+    events: Number(process.env.BENCH_EVENTS ?? 1_000_000),
+    resources: 10_000,
+    projects: 50,
+    days: 30,
+    until: '2026-11-20',
+    seed: 20261120,
+  };
+  const batch = Number(process.env.BENCH_LOAD_BATCH ?? 1000);
+  const concurrency = Number(process.env.BENCH_LOAD_CONCURRENCY ?? 4);
+  const dir = join(ROOT, 'var', 'bench-events');
+  mkdirSync(dir, { recursive: true });
+
+  let pg = ensurePgDatabase(PG_DATABASE);
+  let store = await startFerretDB({ backend: { handler: 'postgresql', url: pg.url }, port: await freePort(), stateDir: dir });
+  let client = await MongoClient.connect(store.uri);
+  let db = client.db(DATABASE);
+  const population = new Population(options);
+  let record = (await db.collection<LoadRecord>('bench_meta').findOne({ _id: 'population' })) ?? undefined;
+  const reusable =
+    record &&
+    process.env.BENCH_FRESH !== '1' &&
+    record.version === POPULATION_VERSION &&
+    JSON.stringify(record.options) === JSON.stringify(options);
+  if (!reusable) {
+    await client.close();
+    await store.stop();
+    pg = { url: createPgDatabase(PG_DATABASE), created: true };
+    store = await startFerretDB({ backend: { handler: 'postgresql', url: pg.url }, port: await freePort(), stateDir: dir });
+    client = await MongoClient.connect(store.uri);
+    db = client.db(DATABASE);
+    const loaded = await load(db, population, batch, concurrency);
+    record = { _id: 'population', version: POPULATION_VERSION, options, ...loaded, batch, concurrency };
+    await db.collection<LoadRecord>('bench_meta').insertOne(record);
+  }
+  process.stderr.write('bench: adding GIN twins of the FerretDB indexes (deploy/src/ferretdb-pg.ts)\n');
+  const ginStarted = performance.now();
+  const gin = mirrorIndexesAsGin(pg.url);
+  const ginSeconds = (performance.now() - ginStarted) / 1000;
+  const size = collectionSize(pg.url, DATABASE, 'events');
+
+  // A sample of resources, their events' ids and a member token per project.
+  const tokens: TokensFile = { tokens: {} };
+  const memberOf = new Map<string, string>();
+  for (const p of population.projects) {
+    const t = newToken();
+    memberOf.set(p, t);
+    tokens.tokens[t] = { user_id: `user-${p.slice(0, 8)}`, project_id: p, domain_id: 'default', roles: ['member', 'reader'] };
+  }
+  const tokensFile = join(dir, 'tokens.json');
+  writeFileSync(tokensFile, JSON.stringify(tokens), { mode: 0o600 });
+  const sampleResources = Array.from({ length: 100 }, () => pickRandom(population.resources));
+  const sampleEvents: { id: string; project: string }[] = [];
+  for (const r of sampleResources) {
+    const docs = await db
+      .collection('events')
+      .find({ resource_id: r.id }, { projection: { _id: 1 } })
+      .limit(20)
+      .toArray();
+    for (const d of docs) sampleEvents.push({ id: String(d._id), project: r.project });
+  }
+  const typeOf = (family: string) =>
+    ({ compute: 'compute.instance.update', port: 'port.update.end', volume: 'volume.attach.end', image: 'image.send' })[family] as string;
+  const day = (d: number) => `2026-11-${String(d).padStart(2, '0')}T00:00:00`;
+
+  const secret = ensureSecret(join(dir, 'identity.secret'));
+  const ports = { gateway: await freePort(), eventQuery: await freePort(), lbaasQuota: await freePort(), domainQuota: await freePort() };
+  const stack = await startStack({
+    mongoUri: store.uri,
+    database: DATABASE,
+    identitySecret: secret,
+    tokensFile,
+    ports,
+    env: { LOG_LEVEL: 'silent', EVENTS_QUERY_TIMEOUT_MS: '60000' },
+    stdio: 'ignore',
+  });
+
+  type Req = { method: 'GET' | 'POST'; path: string; headers: Record<string, string>; body?: string };
+  const scenarios: { name: string; request: () => Req }[] = [
+    {
+      name: 'A1 GET /v2/events/{message_id} (random ids, as the owning project member)',
+      request: () => {
+        const e = pickRandom(sampleEvents);
+        return { method: 'GET', path: `/v2/events/${e.id}`, headers: { 'X-Auth-Token': memberOf.get(e.project) as string } };
+      },
+    },
+    {
+      name: 'A2 POST /v2/query/events resource + 3-day window + type, desc, limit 100',
+      request: () => {
+        const r = pickRandom(sampleResources);
+        const from = 1 + Math.floor(Math.random() * 17);
+        const filter = {
+          and: [
+            { '=': { resource_id: r.id } },
+            { '>=': { timestamp: day(from) } },
+            { '<=': { timestamp: day(from + 3) } },
+            { '=': { event_type: typeOf(r.family) } },
+          ],
+        };
+        return {
+          method: 'POST',
+          path: '/v2/query/events',
+          headers: { 'X-Auth-Token': memberOf.get(r.project) as string, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ filter: JSON.stringify(filter), orderby: JSON.stringify([{ timestamp: 'desc' }]), limit: 100 }),
+        };
+      },
+    },
+    {
+      name: 'A3 GET /v2/events trait filter resource_id + event_type, limit 100',
+      request: () => {
+        const r = pickRandom(sampleResources);
+        return {
+          method: 'GET',
+          path: `/v2/events?q.field=resource_id&q.op=eq&q.value=${r.id}&q.type=string&q.field=event_type&q.op=eq&q.value=${typeOf(r.family)}&q.type=string&limit=100`,
+          headers: { 'X-Auth-Token': memberOf.get(r.project) as string },
+        };
+      },
+    },
+    {
+      name: 'A3 GET /v2/events trait filter host (no index), limit 100, non-admin',
+      request: () => {
+        const r = pickRandom(sampleResources);
+        return {
+          method: 'GET',
+          path: `/v2/events?q.field=host&q.value=${r.host}&limit=100`,
+          headers: { 'X-Auth-Token': memberOf.get(r.project) as string },
+        };
+      },
+    },
+    {
+      name: 'A3 GET /v2/events non-admin list (project scope), limit 100',
+      request: () => ({
+        method: 'GET',
+        path: '/v2/events?limit=100',
+        headers: { 'X-Auth-Token': memberOf.get(pickRandom(population.projects)) as string },
+      }),
+    },
+  ];
+
+  const rows: ScenarioRow[] = [];
+  try {
+    for (const s of scenarios) {
+      process.stderr.write(`bench: ${s.name} (${seconds}s, ${connections} connections)\n`);
+      const first = s.request();
+      const r = await autocannon({
+        url: stack.gatewayUrl,
+        duration: seconds,
+        connections,
+        pipelining: 1,
+        timeout: 90,
+        requests: [{ ...first, setupRequest: (req) => ({ ...req, ...s.request() }) }],
+      });
+      rows.push({
+        name: s.name,
+        connections,
+        seconds,
+        rps: Math.round(r.requests.average * 10) / 10,
+        p50: r.latency.p50,
+        p99: r.latency.p99,
+        errors: r.errors + r.timeouts,
+        non2xx: r.non2xx,
+      });
+    }
+  } finally {
+    await stack.stop();
+  }
+
+  // The plans of the queries the service builds for the scenarios (same translation code).
+  const r = sampleResources[0] as (typeof sampleResources)[number];
+  const member: Identity = { userId: 'bench', projectId: r.project, domainId: 'default', roles: ['member'] };
+  const e = sampleEvents[0] as { id: string };
+  const a2 = translateComplexFilter(
+    {
+      and: [
+        { '=': { resource_id: r.id } },
+        { '>=': { timestamp: day(3) } },
+        { '<=': { timestamp: day(6) } },
+        { '=': { event_type: typeOf(r.family) } },
+      ],
+    },
+    { ownProject: r.project },
+  );
+  const a3 = translateSimpleQuery([{ field: 'resource_id', op: 'eq', value: r.id, type: '' }], false).filter;
+  const scoped = (f: Document) => mergeAnd(f, visibilityFilter(member));
+  const plans = [
+    ['A1 by id', await explain(db, { _id: e.id }, {}, 1)],
+    ['A2 resource + window + type', await explain(db, scoped(a2), { generated: -1, _id: -1 }, 101)],
+    ['A3 resource_id trait filter', await explain(db, scoped(a3), { generated: 1, _id: 1 }, 101)],
+    ['non-admin list', await explain(db, scoped({}), { generated: 1, _id: 1 }, 101)],
+  ];
+  await client.close();
+  await store.stop();
+
+  const mb = (n: number) => `${(n / 2 ** 20).toFixed(0)} MiB`;
+  const loadRow = record as LoadRecord;
+  return [
+    `- population: ${options.events.toLocaleString('en')} events, ${options.resources.toLocaleString('en')} resources, ${options.projects} projects, ${options.days} days (compute.instance.*, port.*, volume.*, image.* with Ceilometer's trait sets; deploy/bench/events-data.ts, seed ${options.seed})`,
+    `- load: ${loadRow.rate.toLocaleString('en')} events/s (${loadRow.seconds.toFixed(0)} s; batches of ${loadRow.batch}, ${loadRow.concurrency} in flight, straight into EventsRepository.insertMany)${reusable ? ' — recorded when this database was loaded; this run reused it' : ''}`,
+    `- GIN twins of FerretDB's indexes (${gin.length}: ${gin.map((g) => g.replace(/^.*\(/, '').replace(')', '')).join(', ')}) built in ${ginSeconds.toFixed(0)} s`,
+    `- on disk (PostgreSQL): events table ${mb(size.table)} (${Math.round(size.table / options.events)} bytes/event), its indexes ${mb(size.indexes)}`,
+    '',
+    '| scenario | connections | seconds | req/s | p50 ms | p99 ms | errors | non-2xx |',
+    '|---|---|---|---|---|---|---|---|',
+    ...rows.map((x) => `| ${x.name} | ${x.connections} | ${x.seconds} | ${x.rps} | ${x.p50} | ${x.p99} | ${x.errors} | ${x.non2xx} |`),
+    '',
+    'Query plans (FerretDB `explain` of the filters the service builds):',
+    '',
+    ...plans.map(([name, plan]) => `- ${name}: ${plan}`),
+  ].join('\n');
+}
