@@ -7,7 +7,7 @@
  * which PostgreSQL does use for `@>`. FerretDB ignores indexes it did not create and drops them with the collection;
  * on MongoDB none of this is needed.
  *
- *   pnpm ferretdb-pg-gin postgres://user@host:5432/database
+ *   pnpm ferretdb-pg-tune postgres://user@host:5432/database
  */
 import { execFileSync } from 'node:child_process';
 
@@ -23,7 +23,7 @@ const quoteLiteral = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
 /**
  * Creates the GIN twins of FerretDB's btree indexes in every schema of the database at `url` (idempotent), then
- * ANALYZEs the tables.
+ * VACUUM ANALYZEs the tables.
  * @returns the `schema.table(field)` entries created or already present.
  */
 export function mirrorIndexesAsGin(url: string): string[] {
@@ -53,6 +53,16 @@ export function mirrorIndexesAsGin(url: string): string[] {
   return [...wanted.keys()];
 }
 
+/**
+ * `ALTER DATABASE … SET plan_cache_mode = force_custom_plan` plus `mirrorIndexesAsGin`, for the database at `url`.
+ * @returns the GIN twins, as `mirrorIndexesAsGin`.
+ */
+export function tuneDatabase(url: string): string[] {
+  const name = sql(url, 'SELECT current_database()').trim();
+  sql(url, `ALTER DATABASE ${quoteIdent(name)} SET plan_cache_mode = force_custom_plan`);
+  return mirrorIndexesAsGin(url);
+}
+
 /** On-disk size of the PostgreSQL table behind a FerretDB collection, in bytes: heap (with TOAST) and indexes. */
 export function collectionSize(url: string, schema: string, collection: string): { table: number; indexes: number } {
   const table = sql(
@@ -68,8 +78,9 @@ export function collectionSize(url: string, schema: string, collection: string):
 if (process.argv[1]?.endsWith('ferretdb-pg.ts')) {
   const url = process.argv[2];
   if (!url) {
-    console.error('usage: pnpm ferretdb-pg-gin <postgresql url of the database FerretDB uses>');
+    console.error('usage: pnpm ferretdb-pg-tune <postgresql url of the database FerretDB uses>');
     process.exit(2);
   }
-  for (const entry of mirrorIndexesAsGin(url)) console.log(`gin: ${entry}`);
+  for (const entry of tuneDatabase(url)) console.log(`gin: ${entry}`);
+  console.log('plan_cache_mode = force_custom_plan set on the database; restart FerretDB so its connections use it');
 }

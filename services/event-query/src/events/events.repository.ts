@@ -1,19 +1,20 @@
 /**
- * The `events` collection and its summary `event_types`: every read and write of events goes through here.
+ * The `events` collection and its summaries: every read and write of events goes through here.
  *
- * `event_types` holds one document per (project scope, event type) with the distinct trait names and types seen:
- * `{_id: "<scope>\u001f<event_type>", project_id, event_type, traits: [{name, type}]}`. It answers
- * `/v2/event_types` and `/v2/event_types/{type}/traits` without scanning events (Panko ran a DISTINCT over every
- * trait row, reference/events.md §14 #6). It is written on insert; an in-process cache of what was already written
- * keeps that to a few upserts per new (project, type, trait) combination.
+ * Summaries answer `/v2/event_types` and `/v2/event_types/{type}/traits` without scanning events (Panko ran a
+ * DISTINCT over every trait row, reference/events.md §14 #6):
+ * - `event_types`: one document per (project scope, event type), `{_id: "<scope>\u001f<type>", project_id, event_type}`;
+ * - `event_traits`: one per (scope, type, trait name, trait type), `{_id: …, project_id, event_type, name, type}`.
+ * Both are insert-only (a duplicate key means "already known"), so concurrent writers never contend on one
+ * document, and an in-process cache of what was already written keeps the writes to new combinations only.
  */
-
 import { AppError } from '@stratum/http-kit';
 import { type Collection, type Db, type Filter, MongoBulkWriteError, MongoServerError, type Sort } from 'mongodb';
 import { EVENT_PROJECTION, type EventDoc, type StoredEvent, traitsOf } from './events.model';
 
 export const EVENTS_COLLECTION = 'events';
 export const EVENT_TYPES_COLLECTION = 'event_types';
+export const EVENT_TRAITS_COLLECTION = 'event_traits';
 
 /** A distinct trait name and type of an event type (Panko's TraitDescription). */
 export interface TraitDescription {
@@ -25,8 +26,9 @@ interface EventTypeDoc {
   _id: string;
   project_id: string | null;
   event_type: string;
-  traits: TraitDescription[];
 }
+
+interface EventTraitDoc extends EventTypeDoc, TraitDescription {}
 
 /** MongoDB's MaxTimeMSExpired. */
 const MAX_TIME_EXPIRED = 50;
@@ -34,7 +36,8 @@ const MAX_TIME_EXPIRED = 50;
 export class EventsRepository {
   private readonly col: Collection<EventDoc>;
   private readonly types: Collection<EventTypeDoc>;
-  /** `<summary id>\u001f<name>\u001f<type>` already written to `event_types` by this process. */
+  private readonly traits: Collection<EventTraitDoc>;
+  /** Summary `_id`s this process has already written. */
   private readonly known = new Set<string>();
 
   /** @param queryTimeoutMs server-side time limit of a read (`maxTimeMS`); 0 = none. */
@@ -44,6 +47,7 @@ export class EventsRepository {
   ) {
     this.col = db.collection<EventDoc>(EVENTS_COLLECTION);
     this.types = db.collection<EventTypeDoc>(EVENT_TYPES_COLLECTION);
+    this.traits = db.collection<EventTraitDoc>(EVENT_TRAITS_COLLECTION);
   }
 
   /**
@@ -63,6 +67,7 @@ export class EventsRepository {
     ] as const;
     for (const { key, name } of specs) await this.col.createIndex(key, { name });
     await this.types.createIndex({ project_id: 1 }, { name: 'project' });
+    await this.traits.createIndex({ event_type: 1 }, { name: 'type' });
   }
 
   /**
@@ -73,56 +78,27 @@ export class EventsRepository {
    */
   async insertMany(docs: EventDoc[]): Promise<{ inserted: number; duplicates: number }> {
     if (docs.length === 0) return { inserted: 0, duplicates: 0 };
-    let result = { inserted: docs.length, duplicates: 0 };
-    try {
-      await this.col.insertMany(docs, { ordered: false });
-    } catch (err) {
-      const errors = err instanceof MongoBulkWriteError ? (Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors]) : [];
-      if (errors.length === 0 || !errors.every((e) => e.code === 11000)) throw err;
-      result = { inserted: docs.length - errors.length, duplicates: errors.length };
-    }
+    const duplicates = await insertIgnoringDuplicates(this.col, docs);
+    const result = { inserted: docs.length - duplicates, duplicates };
     // Duplicates were stored once already, so summarising them again is harmless.
     await this.summarise(docs);
     return result;
   }
 
   private async summarise(docs: EventDoc[]): Promise<void> {
-    const pending = new Map<string, { project_id: string | null; event_type: string; traits: Map<string, TraitDescription> }>();
+    const types = new Map<string, EventTypeDoc>();
+    const traits = new Map<string, EventTraitDoc>();
     for (const doc of docs) {
-      const id = `${doc.project_id ?? ''}\u001f${doc.event_type}`;
+      const typeId = `${doc.project_id ?? ''}\u001f${doc.event_type}`;
+      if (!this.known.has(typeId)) types.set(typeId, { _id: typeId, project_id: doc.project_id, event_type: doc.event_type });
       for (const { name, type } of traitsOf(doc)) {
-        const key = `${id}\u001f${name}\u001f${type}`;
-        if (this.known.has(key)) continue;
-        const entry = pending.get(id) ?? { project_id: doc.project_id, event_type: doc.event_type, traits: new Map() };
-        pending.set(id, entry);
-        entry.traits.set(key, { name, type });
-      }
-      if (!pending.has(id) && !this.known.has(id)) {
-        pending.set(id, { project_id: doc.project_id, event_type: doc.event_type, traits: new Map() });
+        const id = `${typeId}\u001f${name}\u001f${type}`;
+        if (!this.known.has(id)) traits.set(id, { _id: id, project_id: doc.project_id, event_type: doc.event_type, name, type });
       }
     }
-    if (pending.size === 0) return;
-    const ops = [...pending].map(([_id, e]) => ({
-      updateOne: {
-        filter: { _id },
-        update: {
-          $setOnInsert: { project_id: e.project_id, event_type: e.event_type },
-          $addToSet: { traits: { $each: [...e.traits.values()] } },
-        },
-        upsert: true,
-      },
-    }));
-    try {
-      await this.types.bulkWrite(ops, { ordered: false });
-    } catch (err) {
-      // Two writers upserting the same new summary: one wins the insert, the other's update applies on retry.
-      if (!(err instanceof MongoBulkWriteError)) throw err;
-      await this.types.bulkWrite(ops, { ordered: false });
-    }
-    for (const [id, e] of pending) {
-      this.known.add(id);
-      for (const key of e.traits.keys()) this.known.add(key);
-    }
+    await insertIgnoringDuplicates(this.types, [...types.values()]);
+    await insertIgnoringDuplicates(this.traits, [...traits.values()]);
+    for (const id of [...types.keys(), ...traits.keys()]) this.known.add(id);
   }
 
   /** One event by message_id (visibility is the caller's check, so the lookup stays a pure `_id` match). */
@@ -153,10 +129,10 @@ export class EventsRepository {
   /** Distinct trait names and types of `eventType` among the summaries matching `scope`, sorted by name then type. */
   async traitDescriptions(eventType: string, scope: Record<string, unknown>): Promise<TraitDescription[]> {
     const docs = await this.guard(
-      this.types.find({ ...scope, event_type: eventType } as Filter<EventTypeDoc>, { maxTimeMS: this.timeout() }).toArray(),
+      this.traits.find({ event_type: eventType, ...scope } as Filter<EventTraitDoc>, { maxTimeMS: this.timeout() }).toArray(),
     );
     const seen = new Map<string, TraitDescription>();
-    for (const d of docs) for (const t of d.traits) seen.set(`${t.name}\u001f${t.type}`, { name: t.name, type: t.type });
+    for (const d of docs) seen.set(`${d.name}\u001f${d.type}`, { name: d.name, type: d.type });
     return [...seen.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.type < b.type ? -1 : 1));
   }
 
@@ -177,5 +153,18 @@ export class EventsRepository {
       }
       throw err;
     }
+  }
+}
+
+/** Inserts documents, treating duplicate keys as already stored. @throws the driver's error for anything else. */
+async function insertIgnoringDuplicates<T extends { _id: string }>(col: Collection<T>, docs: T[]): Promise<number> {
+  if (docs.length === 0) return 0;
+  try {
+    await col.insertMany(docs as unknown as Parameters<Collection<T>['insertMany']>[0], { ordered: false });
+    return 0;
+  } catch (err) {
+    const errors = err instanceof MongoBulkWriteError ? (Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors]) : [];
+    if (errors.length === 0 || !errors.every((e) => e.code === 11000)) throw err;
+    return errors.length;
   }
 }
