@@ -58,6 +58,9 @@ async function load(db: Db, population: Population, batch: number, concurrency: 
   const bar = new SingleBar({
     format: 'bench: loading events [{bar}] {percentage}% | {value}/{total} | {rate} events/s | ETA {eta_formatted}',
     hideCursor: true,
+    // Without a terminal (CI logs, a pipe), print a line every 5 s instead of redrawing.
+    noTTYOutput: true,
+    notTTYSchedule: 5000,
   });
   const total = population.o.events;
   bar.start(total, 0, { rate: 0 });
@@ -311,7 +314,11 @@ export async function eventsBench(seconds: number, connections: number): Promise
     '',
     '| scenario | connections | seconds | req/s | p50 ms | p99 ms | errors | non-2xx |',
     '|---|---|---|---|---|---|---|---|',
-    ...rows.map((x) => `| ${x.name} | ${x.connections} | ${x.seconds} | ${x.rps} | ${x.p50} | ${x.p99} | ${x.errors} | ${x.non2xx} |`),
+    ...rows.map((x) =>
+      x.rps === 0
+        ? `| ${x.name} | ${x.connections} | ${x.seconds} | 0 | > ${x.seconds * 1000} (no request finished in the window) | — | ${x.errors} | ${x.non2xx} |`
+        : `| ${x.name} | ${x.connections} | ${x.seconds} | ${x.rps} | ${x.p50} | ${x.p99} | ${x.errors} | ${x.non2xx} |`,
+    ),
     '',
     'Query plans (FerretDB `explain` of the filters the service builds):',
     '',

@@ -108,7 +108,7 @@ function psql(sql: string): void {
 /** Creates a fresh PostgreSQL database for one run. @returns its URL. */
 export function createPgDatabase(name: string): string {
   if (!/^[a-z0-9_]+$/.test(name)) throw new Error(`bad database name ${name}`);
-  psql(`DROP DATABASE IF EXISTS ${name}`);
+  psql(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   psql(`CREATE DATABASE ${name}`);
   return `${PG_ADMIN_URL}/${name}`;
 }

@@ -11,8 +11,11 @@ export const EventQueryEnv = BaseServiceEnv.extend({
   EVENTS_DEFAULT_LIMIT: z.coerce.number().int().min(1).default(100),
   /** Largest limit a client may ask for; above it the request is a 400. */
   EVENTS_MAX_LIMIT: z.coerce.number().int().min(1).default(1000),
-  /** Server-side time limit of one read (MongoDB `maxTimeMS`); past it the request is a 503. 0 = none. */
-  EVENTS_QUERY_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
+  /**
+   * Server-side time limit of one read (MongoDB `maxTimeMS`); past it the request is a 503. 0 = none.
+   * Below the gateway's UPSTREAM_TIMEOUT_MS (30 s), so the client gets this service's answer, not a 504.
+   */
+  EVENTS_QUERY_TIMEOUT_MS: z.coerce.number().int().min(0).default(25_000),
 });
 export type EventQueryConfig = Readonly<z.infer<typeof EventQueryEnv>>;
 
