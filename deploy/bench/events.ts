@@ -25,6 +25,7 @@ import { createPgDatabase, ensurePgDatabase, freePort, ROOT, startFerretDB } fro
 import { collectionSize, tuneDatabase } from '../src/ferretdb-pg';
 import { startStack } from '../src/processes';
 import { ensureSecret, newToken } from '../src/tokens';
+import { rowsTable, type ScenarioRow, toRow } from './autocannon';
 import { Population, type PopulationOptions } from './events-data';
 
 const PG_DATABASE = 'stratum_bench_events';
@@ -40,17 +41,6 @@ interface LoadRecord {
   rate: number;
   batch: number;
   concurrency: number;
-}
-
-export interface ScenarioRow {
-  name: string;
-  connections: number;
-  seconds: number;
-  rps: number;
-  p50: number;
-  p99: number;
-  errors: number;
-  non2xx: number;
 }
 
 async function load(db: Db, population: Population, batch: number, concurrency: number): Promise<{ seconds: number; rate: number }> {
@@ -263,16 +253,7 @@ export async function eventsBench(seconds: number, connections: number): Promise
         timeout: 90,
         requests: [{ ...first, setupRequest: (req) => ({ ...req, ...s.request() }) }],
       });
-      rows.push({
-        name: s.name,
-        connections,
-        seconds,
-        rps: Math.round(r.requests.average * 10) / 10,
-        p50: r.latency.p50,
-        p99: r.latency.p99,
-        errors: r.errors + r.timeouts,
-        non2xx: r.non2xx,
-      });
+      rows.push(toRow(s.name, r, seconds, connections));
     }
   } finally {
     await stack.stop();
@@ -312,13 +293,7 @@ export async function eventsBench(seconds: number, connections: number): Promise
     `- PostgreSQL tuned for FerretDB (\`pnpm ferretdb-pg-tune\`): plan_cache_mode = force_custom_plan, GIN twins on events(${gin.map((g) => g.replace(/^.*\(/, '').replace(')', '')).join(', ')}) (present during the load; the check took ${ginSeconds.toFixed(0)} s)`,
     `- on disk (PostgreSQL): events table ${mb(size.table)} (${Math.round(size.table / options.events)} bytes/event), its indexes ${mb(size.indexes)}`,
     '',
-    '| scenario | connections | seconds | req/s | p50 ms | p99 ms | errors | non-2xx |',
-    '|---|---|---|---|---|---|---|---|',
-    ...rows.map((x) =>
-      x.rps === 0
-        ? `| ${x.name} | ${x.connections} | ${x.seconds} | 0 | > ${x.seconds * 1000} (no request finished in the window) | — | ${x.errors} | ${x.non2xx} |`
-        : `| ${x.name} | ${x.connections} | ${x.seconds} | ${x.rps} | ${x.p50} | ${x.p99} | ${x.errors} | ${x.non2xx} |`,
-    ),
+    rowsTable(rows),
     '',
     'Query plans (FerretDB `explain` of the filters the service builds):',
     '',

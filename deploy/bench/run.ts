@@ -16,6 +16,7 @@ import { createPgDatabase, dropPgDatabase, ensureFerretDB, freePort, ROOT, start
 import { loadEvents, loadRegistryFile } from '../src/load';
 import { startStack } from '../src/processes';
 import { ensureSecret, ensureTokensFile, SAMPLE_PROJECT_ID } from '../src/tokens';
+import { rowsTable, type ScenarioRow, toRow } from './autocannon';
 import { eventsBench } from './events';
 
 interface Scenario {
@@ -24,29 +25,9 @@ interface Scenario {
   headers: Record<string, string>;
 }
 
-interface Row {
-  name: string;
-  connections: number;
-  seconds: number;
-  rps: number;
-  p50: number;
-  p99: number;
-  errors: number;
-  non2xx: number;
-}
-
-async function run(s: Scenario, seconds: number, connections: number): Promise<Row> {
+async function run(s: Scenario, seconds: number, connections: number): Promise<ScenarioRow> {
   const r = await autocannon({ url: s.url, headers: s.headers, duration: seconds, connections, pipelining: 1 });
-  return {
-    name: s.name,
-    connections,
-    seconds,
-    rps: Math.round(r.requests.average),
-    p50: r.latency.p50,
-    p99: r.latency.p99,
-    errors: r.errors + r.timeouts,
-    non2xx: r.non2xx,
-  };
+  return toRow(s.name, r, seconds, connections);
 }
 
 /** The walking skeleton's suite: one read per group on the sample data. @returns its markdown section. */
@@ -79,7 +60,7 @@ async function skeletonBench(seconds: number, connections: number): Promise<stri
     env: { LOG_LEVEL: 'silent' },
     stdio: 'ignore',
   });
-  const rows: Row[] = [];
+  const rows: ScenarioRow[] = [];
   try {
     // B3 target: a project with a stored record.
     await fetch(`${stack.gatewayUrl}/v2.0/lbaas/quotas/${SAMPLE_PROJECT_ID}`, {
@@ -117,11 +98,7 @@ async function skeletonBench(seconds: number, connections: number): Promise<stri
     dropPgDatabase(pgDatabase);
   }
 
-  const table = [
-    '| scenario | connections | seconds | req/s | p50 ms | p99 ms | errors | non-2xx |',
-    '|---|---|---|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.name} | ${r.connections} | ${r.seconds} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} |`),
-  ].join('\n');
+  const table = rowsTable(rows);
   return `- data: the ${events.stored + events.duplicates} sample notifications and the sample registry\n\n${table}`;
 }
 

@@ -1,15 +1,8 @@
 import { AppError } from '@stratum/http-kit';
 import { Long } from 'mongodb';
-import {
-  afterMarker,
-  mergeAnd,
-  parseQueryJson,
-  safePattern,
-  translateComplexFilter,
-  translateListSort,
-  translateOrderBy,
-  translateSimpleQuery,
-} from './events.query';
+import { parseQueryJson, safePattern, translateComplexFilter } from './events.complex';
+import { afterMarker, translateListSort, translateOrderBy } from './events.order';
+import { mergeAnd, translateSimpleQuery } from './events.query';
 
 const member = { ownProject: 'p1' };
 const admin = { ownProject: null };

@@ -6,8 +6,8 @@
  */
 import { AppError, externalBaseUrl, identityOf } from '@stratum/http-kit';
 import { type Request, type Response, Router } from 'express';
+import { parseQueryJson } from './events.complex';
 import { eventJson, eventsJson } from './events.model';
-import { parseQueryJson } from './events.query';
 import { ComplexQueryBody, parseBoolean, parseDesc, parseLimit, parseListInput, parsePageInput } from './events.schema';
 import type { EventsService, Page } from './events.service';
 

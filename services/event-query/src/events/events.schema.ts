@@ -3,7 +3,7 @@
  */
 import { AppError } from '@stratum/http-kit';
 import { z } from 'zod';
-import type { SimpleQuery } from './events.query';
+import { type SimpleQuery, TRUE_STRINGS } from './events.query';
 
 /** Query-string and body keys `GET/POST /v2/events` accepts. */
 const LIST_ARGS = new Set(['q', 'limit', 'sort', 'marker']);
@@ -127,7 +127,6 @@ export const ComplexQueryBody = z.strictObject({
 });
 export type ComplexQueryBody = z.infer<typeof ComplexQueryBody>;
 
-const TRUE_STRINGS = new Set(['1', 't', 'true', 'on', 'y', 'yes']);
 const FALSE_STRINGS = new Set(['0', 'f', 'false', 'off', 'n', 'no', '']);
 
 /**

@@ -7,19 +7,11 @@ import type { Identity } from '@stratum/identity';
 import { isCloudAdmin } from '@stratum/identity';
 import type { Trait } from '@stratum/traits';
 import type { Filter, Sort } from 'mongodb';
+import { translateComplexFilter } from './events.complex';
 import { type EventDoc, encodeTraitName, type StoredEvent, traitsOf } from './events.model';
+import { afterMarker, type SortSpec, translateListSort, translateOrderBy, withTiebreak } from './events.order';
 import { canSee, nameableProject, visibilityFilter } from './events.policy';
-import {
-  afterMarker,
-  mergeAnd,
-  type SimpleQuery,
-  type SortSpec,
-  translateComplexFilter,
-  translateListSort,
-  translateOrderBy,
-  translateSimpleQuery,
-  withTiebreak,
-} from './events.query';
+import { mergeAnd, type SimpleQuery, translateSimpleQuery } from './events.query';
 import type { EventsRepository, TraitDescription } from './events.repository';
 
 export interface EventLimits {

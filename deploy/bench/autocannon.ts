@@ -1,0 +1,45 @@
+/**
+ * One benchmark scenario's result row and the markdown table of rows, shared by the bench suites.
+ */
+import type autocannon from 'autocannon';
+
+export interface ScenarioRow {
+  name: string;
+  connections: number;
+  seconds: number;
+  /** Mean requests per second, one decimal. */
+  rps: number;
+  /** Latency percentiles, ms. */
+  p50: number;
+  p99: number;
+  /** Connection errors plus time-outs. */
+  errors: number;
+  non2xx: number;
+}
+
+/** The row of one autocannon run. */
+export function toRow(name: string, r: autocannon.Result, seconds: number, connections: number): ScenarioRow {
+  return {
+    name,
+    connections,
+    seconds,
+    rps: Math.round(r.requests.average * 10) / 10,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    errors: r.errors + r.timeouts,
+    non2xx: r.non2xx,
+  };
+}
+
+/** Markdown table of rows; a scenario where no request finished in the window says so instead of showing zeros. */
+export function rowsTable(rows: readonly ScenarioRow[]): string {
+  return [
+    '| scenario | connections | seconds | req/s | p50 ms | p99 ms | errors | non-2xx |',
+    '|---|---|---|---|---|---|---|---|',
+    ...rows.map((x) =>
+      x.rps === 0
+        ? `| ${x.name} | ${x.connections} | ${x.seconds} | 0 | > ${x.seconds * 1000} (no request finished in the window) | — | ${x.errors} | ${x.non2xx} |`
+        : `| ${x.name} | ${x.connections} | ${x.seconds} | ${x.rps} | ${x.p50} | ${x.p99} | ${x.errors} | ${x.non2xx} |`,
+    ),
+  ].join('\n');
+}
