@@ -9,51 +9,19 @@
  */
 import { readFileSync } from 'node:fs';
 import { loadRegistry, RegistryRepository } from '@stratum/domain-quota';
-import { EventsRepository, notificationToEvent, parseNotification, toEventDoc } from '@stratum/event-query';
+import { EventsRepository, type ImportSummary, IngestService, importRecords, loadConfig, loadConverter } from '@stratum/event-query';
 import type { Db } from 'mongodb';
 import { MongoClient } from 'mongodb';
 
-export interface EventLoadSummary {
-  stored: number;
-  duplicates: number;
-  rejected: { line: number; reason: string }[];
-}
-
-/** The records of a file: the elements of one JSON array, or the non-empty lines of JSON lines (parsed later). */
-function records(text: string): unknown[] {
-  const trimmed = text.trim();
-  if (trimmed.startsWith('[')) return JSON.parse(trimmed) as unknown[];
-  return trimmed.split('\n').filter((l) => l.trim() !== '');
-}
-
-function parseLine(line: string): unknown {
-  try {
-    return JSON.parse(line);
-  } catch {
-    throw new Error('not valid JSON');
-  }
-}
-
-/** Converts and stores notifications; idempotent on message_id. */
-export async function loadEvents(db: Db, text: string): Promise<EventLoadSummary> {
+/**
+ * Converts and stores notifications with the shipped definitions (the same path as the bus and `pnpm events
+ * import`); idempotent on message_id.
+ */
+export async function loadEvents(db: Db, text: string): Promise<ImportSummary> {
   const repo = new EventsRepository(db);
   await repo.ensureIndexes();
-  const summary: EventLoadSummary = { stored: 0, duplicates: 0, rejected: [] };
-  const docs = [];
-  for (const [i, rec] of records(text).entries()) {
-    try {
-      const body = typeof rec === 'string' ? parseLine(rec) : rec;
-      docs.push(toEventDoc(notificationToEvent(parseNotification(body))));
-    } catch (err) {
-      summary.rejected.push({ line: i + 1, reason: (err as Error).message });
-    }
-  }
-  for (let i = 0; i < docs.length; i += 500) {
-    const r = await repo.insertMany(docs.slice(i, i + 500));
-    summary.stored += r.inserted;
-    summary.duplicates += r.duplicates;
-  }
-  return summary;
+  const config = loadConfig({ STRATUM_IDENTITY_SECRET: 'unused-by-the-loader' });
+  return importRecords(text, { converter: loadConverter(config) }, new IngestService(repo));
 }
 
 /** Loads a registry bootstrap file. */

@@ -9,7 +9,7 @@ import express, { type Express, type Request, type RequestHandler, type Response
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from './config';
-import { GROUPS, type Group, resolve } from './routes';
+import { GROUPS, type Group, INGEST_PATH, resolve } from './routes';
 import type { TokenValidator } from './tokens';
 import { octaviaVersions } from './versions';
 
@@ -26,6 +26,15 @@ function upstreamStatus(err: NodeJS.ErrnoException): number {
   if (['ECONNREFUSED', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN'].includes(err.code ?? '')) return 503;
   if (['ETIMEDOUT', 'ESOCKETTIMEDOUT', 'ECONNABORTED'].includes(err.code ?? '') || /timed? ?out/i.test(err.message)) return 504;
   return 502;
+}
+
+/** The password of an HTTP Basic `Authorization` header, or undefined. */
+function basicPassword(header: string | undefined): string | undefined {
+  const m = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(header ?? '');
+  if (!m) return undefined;
+  const text = Buffer.from(m[1] as string, 'base64').toString('utf8');
+  const colon = text.indexOf(':');
+  return colon >= 0 ? text.slice(colon + 1) : undefined;
 }
 
 export function buildGateway(deps: GatewayDeps): Express {
@@ -96,7 +105,8 @@ export function buildGateway(deps: GatewayDeps): Express {
       proxies[r.group](req, res, next);
       return;
     }
-    const token = req.headers['x-auth-token'];
+    const token = req.headers['x-auth-token'] ?? (r.path === INGEST_PATH ? basicPassword(req.headers.authorization) : undefined);
+    delete req.headers.authorization;
     const identity: Identity | null = typeof token === 'string' && token !== '' ? await tokens.validate(token) : null;
     if (!identity) {
       res.status(401).setHeader('WWW-Authenticate', `Keystone uri="${externalBaseUrl(req)}/identity"`);

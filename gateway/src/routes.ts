@@ -9,6 +9,13 @@ import { domainQuotaVersions, octaviaVersions, pankoVersions } from './versions'
 
 export type Group = 'event' | 'lbaas' | 'domain';
 
+/**
+ * Where Ceilometer's `http://` publisher posts events (admin only). Not `POST /v2/events`, which SPEC.md gives to
+ * listing. Ceilometer's publisher cannot send `X-Auth-Token`, only HTTP Basic credentials from its URL, so on this
+ * path the gateway also takes the token from the Basic password (`http://ceilometer:<token>@host/v2/ingest/events`).
+ */
+export const INGEST_PATH = '/v2/ingest/events';
+
 export interface GroupSpec {
   /** Catalog-style prefix, e.g. `/load-balancer`. */
   prefix: string;
@@ -23,7 +30,7 @@ export interface GroupSpec {
 export const GROUPS: Record<Group, GroupSpec> = {
   event: {
     prefix: '/event',
-    paths: ['/v2/events', '/v2/query/events', '/v2/event_types', '/v2/capabilities'],
+    paths: ['/v2/events', '/v2/query/events', '/v2/event_types', '/v2/capabilities', INGEST_PATH],
     render: renderPankoError,
     versions: pankoVersions,
     name: 'event query',

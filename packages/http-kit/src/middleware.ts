@@ -53,9 +53,19 @@ export function accessLog(logger: Logger): RequestHandler {
   }) as unknown as RequestHandler;
 }
 
-/** JSON body parser (any method; Panko accepts a JSON body on GET). Errors go to the error middleware. */
+/**
+ * JSON body parser (any method; Panko accepts a JSON body on GET). Errors go to the error middleware. The raw bytes
+ * stay in `res.locals.rawBody` for handlers that must read numbers exactly.
+ */
 export function jsonBody(limit = '1mb'): RequestHandler {
-  return express.json({ limit, strict: false, type: ['application/json', 'application/*+json'] });
+  return express.json({
+    limit,
+    strict: false,
+    type: ['application/json', 'application/*+json'],
+    verify: (_req, res, buf) => {
+      (res as unknown as { locals: Record<string, unknown> }).locals.rawBody = buf;
+    },
+  });
 }
 
 /**

@@ -38,6 +38,8 @@ export interface TestStack {
   deptDomainId: string;
   /** The stack's database (to arrange data through the loaders, never to assert). */
   db: Db;
+  /** The event service's composition root (its ingestion consumer, to stop it or read its counters). */
+  eventDeps: eventQuery.EventQueryDeps;
   close(): Promise<void>;
 }
 
@@ -61,13 +63,15 @@ export interface TestStackOptions {
   lbaasEnv?: Record<string, string>;
   /** Extra environment for the event-query service. */
   eventEnv?: Record<string, string>;
+  /** The store for this stack instead of the shared test FerretDB (e.g. one a test stops and restarts). */
+  mongodbUri?: string;
   /** Override an upstream URL (e.g. a closed port, to test outages). */
   upstreamOverride?: Partial<Record<'EVENT_QUERY_URL' | 'LBAAS_QUOTA_URL' | 'DOMAIN_QUOTA_URL', string>>;
 }
 
 /** Starts the stack on the test FerretDB (STRATUM_TEST_MONGODB_URI, set by the integration global setup). */
 export async function startTestStack(opts: TestStackOptions = {}): Promise<TestStack> {
-  const uri = process.env.STRATUM_TEST_MONGODB_URI;
+  const uri = opts.mongodbUri ?? process.env.STRATUM_TEST_MONGODB_URI;
   if (!uri) throw new Error('STRATUM_TEST_MONGODB_URI is not set: run integration tests through jest (global setup)');
   const database = `t_${hex(6)}`;
   const secret = hex(24);
@@ -119,6 +123,7 @@ export async function startTestStack(opts: TestStackOptions = {}): Promise<TestS
     projectB,
     deptDomainId,
     db: eq.store.db,
+    eventDeps: eq,
     close: async () => {
       for (const s of [eqSrv, lbSrv, dqSrv]) s.server.closeAllConnections();
       await Promise.all([eqSrv, lbSrv, dqSrv].map((s) => new Promise((ok) => s.server.close(ok))));

@@ -92,3 +92,11 @@ export function canonicalTimestamp(text: string): string | undefined {
   }
   return `${new Date(ms).toISOString().slice(0, 19)}.${micros}`;
 }
+
+/**
+ * Hand-off of stored events to other services (the department quota registry follows identity.project.*,
+ * identity.domain.* and volume_type.*): the event service publishes each stored event whose type is configured for
+ * forwarding to this durable topic exchange, persistent, routing key = `event_type`, body = the wire event JSON.
+ * A subscriber binds its own durable queue; delivery is at least once, so subscribers dedupe on `message_id`.
+ */
+export const EVENTS_FORWARD_EXCHANGE = 'stratum.events';

@@ -5,6 +5,7 @@ import { createServiceApp, renderPankoError } from '@stratum/http-kit';
 import type { Express } from 'express';
 import type { EventQueryDeps } from './deps';
 import { eventsRouter } from './events/events.router';
+import { ingestRouter } from './ingest/ingest.router';
 
 export function buildApp(deps: EventQueryDeps): Express {
   return createServiceApp({
@@ -12,6 +13,7 @@ export function buildApp(deps: EventQueryDeps): Express {
     identitySecret: deps.config.STRATUM_IDENTITY_SECRET,
     render: renderPankoError,
     store: deps.store,
-    routers: [eventsRouter(deps.events)],
+    bodyLimit: deps.config.INGEST_HTTP_BODY_LIMIT,
+    routers: [eventsRouter(deps.events), ingestRouter(deps.ingest, deps.decode)],
   });
 }

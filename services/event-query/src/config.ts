@@ -1,8 +1,24 @@
 /**
  * event-query settings, from the environment, parsed once.
  */
+
+import { resolve } from 'node:path';
 import { BaseServiceEnv, parseConfig } from '@stratum/http-kit';
 import { z } from 'zod';
+
+const list = (dflt: string) =>
+  z
+    .string()
+    .default(dflt)
+    .transform((v) =>
+      v
+        .split(',')
+        .map((x) => x.trim())
+        .filter((x) => x !== ''),
+    );
+
+/** The definitions file shipped with the service. */
+export const SHIPPED_DEFINITIONS = resolve(__dirname, '..', 'etc', 'event_definitions.yaml');
 
 export const EventQueryEnv = BaseServiceEnv.extend({
   /** Listen port. */
@@ -16,6 +32,42 @@ export const EventQueryEnv = BaseServiceEnv.extend({
    * Below the gateway's UPSTREAM_TIMEOUT_MS (30 s), so the client gets this service's answer, not a 504.
    */
   EVENTS_QUERY_TIMEOUT_MS: z.coerce.number().int().min(0).default(25_000),
+
+  /** Ceilometer-format definitions (`[event] definitions_cfg_file`); Ceilometer's own file works unchanged. */
+  EVENT_DEFINITIONS_FILE: z.string().min(1).default(SHIPPED_DEFINITIONS),
+  /** `[event] drop_unmatched_notifications`: false gives unmatched types the default traits. */
+  EVENT_DROP_UNMATCHED: z.stringbool().default(false),
+  /** `[event] store_raw`: priorities (info, error) whose whole notification is kept as `raw`. */
+  EVENT_STORE_RAW: list(''),
+  /** `[publisher] telemetry_secret` of the Ceilometer that publishes here; '' accepts unsigned events. */
+  TELEMETRY_SECRET: z.string().default(''),
+
+  /** Largest request body (express/bytes syntax); a Ceilometer `http://` batch can be large. */
+  INGEST_HTTP_BODY_LIMIT: z.string().default('10mb'),
+  /** RabbitMQ URL of the notification bus (`amqp://user:pass@host:5672/vhost`); unset = no AMQP ingestion. */
+  INGEST_AMQP_URL: z.string().default(''),
+  INGEST_EXCHANGES: list('nova,glance,neutron,openstack,cinder,keystone,octavia,heat'),
+  INGEST_TOPICS: list('notifications'),
+  INGEST_QUEUE: z.string().min(1).default('stratum.notifications'),
+  INGEST_DEAD_LETTER_QUEUE: z.string().min(1).default('stratum.notifications.dead'),
+  /** Exchange and topic of Ceilometer's `notifier://` event publisher; '' disables the binding. */
+  INGEST_CEILOMETER_EXCHANGE: z.string().default('ceilometer'),
+  INGEST_CEILOMETER_TOPIC: z.string().min(1).default('event'),
+  /** oslo.messaging `amqp_durable_queues`: declare the service exchanges durable (must match the publishers). */
+  INGEST_EXCHANGES_DURABLE: z.stringbool().default(false),
+  INGEST_PREFETCH: z.coerce.number().int().min(1).max(65535).default(1000),
+  INGEST_BATCH_SIZE: z.coerce.number().int().min(1).default(250),
+  INGEST_BATCH_WAIT_MS: z.coerce.number().int().min(1).default(50),
+  INGEST_MAX_IN_FLIGHT: z.coerce.number().int().min(1).default(4),
+  /** Event types (fnmatch globs) published to the `stratum.events` exchange after storing; '' = none. */
+  EVENT_FORWARD_TYPES: list('identity.project.*,identity.domain.*,volume_type.*'),
+
+  /** `[database] event_time_to_live` in seconds; -1 keeps events forever. */
+  EVENT_TIME_TO_LIVE: z.coerce.number().int().min(-1).default(-1),
+  /** How often the process runs the expirer, in seconds; 0 = never (run `pnpm events expire` from cron instead). */
+  EVENT_EXPIRER_INTERVAL_S: z.coerce.number().int().min(0).default(0),
+  /** Events deleted per expirer batch (Panko's `events_delete_batch_size`, but bounded by default). */
+  EVENT_EXPIRER_BATCH_SIZE: z.coerce.number().int().min(1).default(1000),
 });
 export type EventQueryConfig = Readonly<z.infer<typeof EventQueryEnv>>;
 

@@ -1,11 +1,20 @@
 /**
- * Composition root of the event-query process: store, repositories, services, logger.
+ * Composition root of the event-query process: store, repositories, services, the optional AMQP ingestion
+ * consumer and forwarder, the optional expiry schedule, logger.
  */
+import { readFileSync } from 'node:fs';
 import { connectStore, type Store } from '@stratum/http-kit';
+import { EVENTS_FORWARD_EXCHANGE } from '@stratum/traits';
 import pino, { type Logger } from 'pino';
+import { Connection } from 'rabbitmq-client';
 import type { EventQueryConfig } from './config';
 import { EventsRepository } from './events/events.repository';
 import { EventsService } from './events/events.service';
+import { NotificationConsumer } from './ingest/amqp.consumer';
+import { EventConverter } from './ingest/definitions';
+import { expireEvents } from './ingest/expirer';
+import { EventForwarder, IngestService } from './ingest/ingest.service';
+import type { DecodeOptions } from './ingest/notification';
 
 export interface EventQueryDeps {
   config: EventQueryConfig;
@@ -13,12 +22,40 @@ export interface EventQueryDeps {
   store: Store;
   eventsRepository: EventsRepository;
   events: EventsService;
+  ingest: IngestService;
+  decode: DecodeOptions;
+  /** Present when INGEST_AMQP_URL is set. */
+  consumer?: NotificationConsumer;
   close(): Promise<void>;
 }
 
-/** Connects to the store, creates indexes and wires the services. */
+/**
+ * Reads the definitions file and builds the converter.
+ * @throws DefinitionError (or a file error) naming the problem: the process must not start with bad definitions.
+ */
+export function loadConverter(config: EventQueryConfig): EventConverter {
+  return EventConverter.fromYaml(readFileSync(config.EVENT_DEFINITIONS_FILE, 'utf8'), {
+    dropUnmatched: config.EVENT_DROP_UNMATCHED,
+    storeRaw: config.EVENT_STORE_RAW,
+  });
+}
+
+/** Whether the store answers a ping within 2 s. */
+export function storeAlive(store: Store): () => Promise<boolean> {
+  return async () => {
+    try {
+      await store.db.command({ ping: 1 }, { timeoutMS: 2000 });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+}
+
+/** Connects to the store (and the bus when configured), creates indexes and wires the services. */
 export async function createDeps(config: EventQueryConfig, logger?: Logger): Promise<EventQueryDeps> {
   const log = logger ?? pino({ name: 'event-query', level: config.LOG_LEVEL });
+  const decode: DecodeOptions = { converter: loadConverter(config), telemetrySecret: config.TELEMETRY_SECRET || undefined };
   const store = await connectStore(config.MONGODB_URI, config.MONGODB_DATABASE);
   const eventsRepository = new EventsRepository(store.db, config.EVENTS_QUERY_TIMEOUT_MS);
   await eventsRepository.ensureIndexes();
@@ -26,5 +63,79 @@ export async function createDeps(config: EventQueryConfig, logger?: Logger): Pro
     defaultLimit: config.EVENTS_DEFAULT_LIMIT,
     maxLimit: config.EVENTS_MAX_LIMIT,
   });
-  return { config, logger: log, store, eventsRepository, events, close: () => store.close() };
+
+  let bus: Connection | undefined;
+  let forwarder: EventForwarder | undefined;
+  let forwardPublisher: ReturnType<Connection['createPublisher']> | undefined;
+  if (config.INGEST_AMQP_URL) {
+    bus = new Connection({ url: config.INGEST_AMQP_URL, connectionName: 'stratum-event-query' });
+    bus.on('error', (err) => log.warn({ err: String(err) }, 'notification bus error'));
+    if (config.EVENT_FORWARD_TYPES.length > 0) {
+      forwardPublisher = bus.createPublisher({
+        confirm: true,
+        maxAttempts: 3,
+        exchanges: [{ exchange: EVENTS_FORWARD_EXCHANGE, type: 'topic', durable: true }],
+      });
+      forwarder = new EventForwarder(forwardPublisher, config.EVENT_FORWARD_TYPES);
+    }
+  }
+  const ingest = new IngestService(eventsRepository, forwarder);
+
+  let consumer: NotificationConsumer | undefined;
+  if (bus) {
+    consumer = new NotificationConsumer(
+      bus,
+      ingest,
+      decode,
+      {
+        queue: config.INGEST_QUEUE,
+        exchanges: config.INGEST_EXCHANGES,
+        topics: config.INGEST_TOPICS,
+        ceilometerExchange: config.INGEST_CEILOMETER_EXCHANGE,
+        ceilometerTopic: config.INGEST_CEILOMETER_TOPIC,
+        exchangesDurable: config.INGEST_EXCHANGES_DURABLE,
+        deadLetterQueue: config.INGEST_DEAD_LETTER_QUEUE,
+        prefetch: config.INGEST_PREFETCH,
+        batchSize: config.INGEST_BATCH_SIZE,
+        batchWaitMs: config.INGEST_BATCH_WAIT_MS,
+        maxInFlight: config.INGEST_MAX_IN_FLIGHT,
+      },
+      log,
+      storeAlive(store),
+    );
+    await consumer.start();
+  }
+
+  let expiry: NodeJS.Timeout | undefined;
+  if (config.EVENT_EXPIRER_INTERVAL_S > 0 && config.EVENT_TIME_TO_LIVE > 0) {
+    let running = false;
+    expiry = setInterval(() => {
+      if (running) return;
+      running = true;
+      expireEvents(eventsRepository, config.EVENT_TIME_TO_LIVE, config.EVENT_EXPIRER_BATCH_SIZE, log)
+        .catch((err) => log.warn({ err: String(err) }, 'expirer run failed; the next run continues'))
+        .finally(() => {
+          running = false;
+        });
+    }, config.EVENT_EXPIRER_INTERVAL_S * 1000);
+    expiry.unref();
+  }
+
+  return {
+    config,
+    logger: log,
+    store,
+    eventsRepository,
+    events,
+    ingest,
+    decode,
+    consumer,
+    close: async () => {
+      clearInterval(expiry);
+      await consumer?.close();
+      await forwardPublisher?.close();
+      await bus?.close();
+      await store.close();
+    },
+  };
 }

@@ -20,6 +20,7 @@
  */
 import type { Event, Trait } from '@stratum/traits';
 import { canonicalTimestamp } from '@stratum/traits';
+import { stringify as losslessStringify } from 'lossless-json';
 import { Long } from 'mongodb';
 
 export interface EventDoc {
@@ -86,9 +87,15 @@ export function toEventDoc(event: Event): EventDoc {
     project_id: scopeOf(event.traits),
     ...(resource && resource.type === 'String' ? { resource_id: resource.value } : {}),
     traits: JSON.stringify(event.traits.map(({ name, type, value }) => ({ name, type, value }))),
-    raw: JSON.stringify(event.raw ?? {}),
+    raw: rawJson(event.raw),
     t,
   };
+}
+
+/** JSON text of `raw`; numbers kept by the ingestion parser as LosslessNumber are written as they arrived. */
+function rawJson(raw: Event['raw'] | undefined): string {
+  if (!raw || Object.keys(raw).length === 0) return '{}';
+  return losslessStringify(raw) ?? '{}';
 }
 
 /** Fields a read needs to answer (the `t` map stays in the store). */

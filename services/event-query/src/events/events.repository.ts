@@ -9,7 +9,15 @@
  * document, and an in-process cache of what was already written keeps the writes to new combinations only.
  */
 import { AppError } from '@stratum/http-kit';
-import { type Collection, type Db, type Filter, MongoBulkWriteError, MongoServerError, type Sort } from 'mongodb';
+import {
+  type Collection,
+  type Db,
+  type Filter,
+  MongoBulkWriteError,
+  MongoServerError,
+  type Sort,
+  type WriteConcernSettings,
+} from 'mongodb';
 import { EVENT_PROJECTION, type EventDoc, type StoredEvent, traitsOf } from './events.model';
 
 export const EVENTS_COLLECTION = 'events';
@@ -29,6 +37,12 @@ interface EventTypeDoc {
 }
 
 interface EventTraitDoc extends EventTypeDoc, TraitDescription {}
+
+/**
+ * Events are acknowledged to the bus only after this write concern is met: on a replica set, a majority has the
+ * event in its journal, so a fail-over cannot lose an acknowledged event.
+ */
+const DURABLE: WriteConcernSettings = { w: 'majority', journal: true };
 
 /** MongoDB's MaxTimeMSExpired. */
 const MAX_TIME_EXPIRED = 50;
@@ -78,7 +92,7 @@ export class EventsRepository {
    */
   async insertMany(docs: EventDoc[]): Promise<{ inserted: number; duplicates: number }> {
     if (docs.length === 0) return { inserted: 0, duplicates: 0 };
-    const duplicates = await insertIgnoringDuplicates(this.col, docs);
+    const duplicates = await insertIgnoringDuplicates(this.col, docs, DURABLE);
     const result = { inserted: docs.length - duplicates, duplicates };
     // Duplicates were stored once already, so summarising them again is harmless.
     await this.summarise(docs);
@@ -116,6 +130,46 @@ export class EventsRepository {
   /** Events matching `filter`, in `sort` order, at most `limit`. */
   async find(filter: Filter<EventDoc>, sort: Sort, limit: number): Promise<StoredEvent[]> {
     return this.guard(this.col.find(filter, { projection: EVENT_PROJECTION, maxTimeMS: this.timeout() }).sort(sort).limit(limit).toArray());
+  }
+
+  /** Up to `limit` ids of events generated before `cutoff` (canonical timestamp), in no particular order. */
+  async idsGeneratedBefore(cutoff: string, limit: number): Promise<string[]> {
+    const docs = await this.col
+      .find({ generated: { $lt: cutoff } }, { projection: { _id: 1 } })
+      .limit(limit)
+      .toArray();
+    return docs.map((d) => d._id);
+  }
+
+  /**
+   * Deletes events by id, one `_id` match per operation (FerretDB pushes an `_id` equality down to its backend;
+   * it does not push `$in`). @returns how many were deleted.
+   */
+  async deleteByIds(ids: readonly string[]): Promise<number> {
+    if (ids.length === 0) return 0;
+    const r = await this.col.bulkWrite(
+      ids.map((_id) => ({ deleteOne: { filter: { _id } } })),
+      { ordered: false },
+    );
+    return r.deletedCount;
+  }
+
+  /**
+   * Drops summary entries (event types per scope, and their trait descriptions) whose events have all gone.
+   * Trait descriptions of types that still have events are kept even if no remaining event has that trait.
+   * @returns how many event-type entries were dropped.
+   */
+  async pruneSummaries(): Promise<number> {
+    let dropped = 0;
+    for await (const t of this.types.find({})) {
+      const alive = await this.col.findOne({ event_type: t.event_type, project_id: t.project_id }, { projection: { _id: 1 } });
+      if (alive) continue;
+      await this.traits.deleteMany({ event_type: t.event_type, project_id: t.project_id });
+      await this.types.deleteOne({ _id: t._id });
+      for (const id of [...this.known]) if (id === t._id || id.startsWith(`${t._id}\u001f`)) this.known.delete(id);
+      dropped++;
+    }
+    return dropped;
   }
 
   /** Distinct event types among the summaries matching `scope` (a visibility filter), sorted by name. */
@@ -157,10 +211,17 @@ export class EventsRepository {
 }
 
 /** Inserts documents, treating duplicate keys as already stored. @throws the driver's error for anything else. */
-async function insertIgnoringDuplicates<T extends { _id: string }>(col: Collection<T>, docs: T[]): Promise<number> {
+async function insertIgnoringDuplicates<T extends { _id: string }>(
+  col: Collection<T>,
+  docs: T[],
+  writeConcern?: WriteConcernSettings,
+): Promise<number> {
   if (docs.length === 0) return 0;
   try {
-    await col.insertMany(docs as unknown as Parameters<Collection<T>['insertMany']>[0], { ordered: false });
+    await col.insertMany(docs as unknown as Parameters<Collection<T>['insertMany']>[0], {
+      ordered: false,
+      ...(writeConcern ? { writeConcern } : {}),
+    });
     return 0;
   } catch (err) {
     const errors = err instanceof MongoBulkWriteError ? (Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors]) : [];

@@ -1,181 +1,157 @@
 /**
- * Minimal oslo.messaging notification → event conversion, following the trait tables of Ceilometer's shipped
- * `event_definitions.yaml` (reference/events.md §11-§12) for the families Stratum serves. The full definitions-file
- * converter (JSONPath, plugins, last match wins) replaces this in the ingestion work; the output shape is the same.
+ * What arrives on the bus or in a file, decoded into events:
+ * - an oslo.messaging notification, plain or in the 2.0 envelope (`{"oslo.version":"2.0","oslo.message":"<JSON text>"}`,
+ *   reference/events.md §10), converted with the definitions file;
+ * - Ceilometer's `notifier://` publisher output: a notification whose payload is a list of serialized events;
+ * - a serialized event itself (Ceilometer's `http://` publisher body is an array of them; reference/events.md §13).
  */
-import { canonicalTimestamp, type Event, type Trait, type TraitType } from '@stratum/traits';
+import type { Event } from '@stratum/traits';
+import { canonicalTimestamp, DTYPE_TO_TRAIT_TYPE } from '@stratum/traits';
+import { ConversionError, convertValue, type EventConverter, type NotificationBody } from './definitions';
+import { parsePyJson } from './python';
+import { verifySignature } from './signature';
 
-/** The decoded message inside either envelope. */
-export interface Notification {
-  message_id: string;
-  event_type: string;
-  publisher_id: string | null;
-  priority: string;
-  timestamp: string;
-  payload: Record<string, unknown>;
-  [context: `_context_${string}`]: unknown;
+/** A record that is not a notification or a serialized event; the reason goes with it to the dead-letter queue. */
+export class RejectedRecord extends Error {}
+
+/** Notification priorities Ceilometer's EventEndpoint converts; others are consumed and ignored. */
+const EVENT_PRIORITIES = new Set(['info', 'error']);
+
+export interface DecodeOptions {
+  converter: EventConverter;
+  /** Ceilometer `[publisher] telemetry_secret`; when set, `notifier://` events must carry a valid `message_signature`. */
+  telemetrySecret?: string;
+}
+
+/** The outcome of decoding one record: its events (possibly none, with the reason they are ignored). */
+export interface Decoded {
+  events: Event[];
+  ignored?: string;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 /**
- * Decodes an AMQP body: the oslo.messaging 2.0 envelope (`{"oslo.version","oslo.message":"<json text>"}`) or the
- * plain message dict.
- * @throws Error naming what is missing when the body is not a notification.
+ * Parses a record's text (an AMQP body, a line of a file) into a JSON value, unwrapping the oslo 2.0 envelope.
+ * @throws RejectedRecord when it is not JSON.
  */
-export function parseNotification(body: unknown): Notification {
-  let msg = body as Record<string, unknown>;
-  if (msg && typeof msg === 'object' && typeof msg['oslo.message'] === 'string') {
-    msg = JSON.parse(msg['oslo.message'] as string) as Record<string, unknown>;
+export function parseRecord(text: string | Buffer): unknown {
+  let value: unknown;
+  try {
+    value = parsePyJson(typeof text === 'string' ? text : text.toString('utf8'));
+  } catch (err) {
+    throw new RejectedRecord(`not valid JSON: ${(err as Error).message}`);
   }
-  if (!msg || typeof msg !== 'object') throw new Error('not a JSON object');
-  for (const key of ['message_id', 'event_type', 'timestamp'] as const) {
-    if (typeof msg[key] !== 'string' || msg[key] === '') throw new Error(`missing ${key}`);
-  }
-  if (msg.payload === null || typeof msg.payload !== 'object') throw new Error('missing payload');
-  return msg as unknown as Notification;
+  return unwrapEnvelope(value);
 }
 
-type Json = unknown;
-
-/** Python `str()` of a JSON scalar, as Ceilometer stores text traits. */
-function pyStr(v: Json): string {
-  if (v === true) return 'True';
-  if (v === false) return 'False';
-  return typeof v === 'string' ? v : JSON.stringify(v);
-}
-
-function get(obj: Json, path: string): Json {
-  let cur: Json = obj;
-  for (const part of path.split('.')) {
-    if (cur === null || typeof cur !== 'object') return undefined;
-    cur = (cur as Record<string, Json>)[part];
-  }
-  return cur;
-}
-
-/** First non-null of several values (Ceilometer's `fields` list). */
-function first(...values: Json[]): Json {
-  return values.find((v) => v !== undefined && v !== null);
-}
-
-class TraitList {
-  private readonly traits = new Map<string, Trait>();
-
-  /** Adds (or replaces) a trait, converting as Ceilometer's `Trait.convert_value`: None → dropped, '' → dropped unless text. */
-  set(name: string, type: TraitType, value: Json): void {
-    if (value === undefined || value === null) return;
-    if (value === '' && type !== 'String') return;
-    let text: string | undefined;
-    switch (type) {
-      case 'integer': {
-        const n = typeof value === 'number' ? value : Number(value);
-        text = Number.isFinite(n) ? String(Math.trunc(n)) : undefined;
-        break;
-      }
-      case 'float': {
-        const n = typeof value === 'number' ? value : Number(value);
-        text = Number.isFinite(n) ? String(n) : undefined;
-        break;
-      }
-      case 'datetime':
-        text = typeof value === 'string' ? canonicalTimestamp(value) : undefined;
-        break;
-      default:
-        text = pyStr(value).slice(0, 255);
+/** `{"oslo.version","oslo.message": "<JSON text>"}` → the message; anything else unchanged. */
+export function unwrapEnvelope(value: unknown): unknown {
+  if (isObject(value) && typeof value['oslo.message'] === 'string') {
+    try {
+      return parsePyJson(value['oslo.message']);
+    } catch (err) {
+      throw new RejectedRecord(`oslo.message is not valid JSON: ${(err as Error).message}`);
     }
-    if (text === undefined) return;
-    this.traits.delete(name);
-    this.traits.set(name, { name, type, value: text });
   }
+  return value;
+}
 
-  list(): Trait[] {
-    return [...this.traits.values()];
+function looksSerialized(v: unknown): v is Record<string, unknown> {
+  return isObject(v) && Array.isArray(v.traits) && typeof v.generated === 'string' && !('payload' in v);
+}
+
+/**
+ * Decodes a parsed record (see `parseRecord`) into events.
+ * @throws RejectedRecord with the reason when it cannot be converted (bad shape, trait value, timestamp, signature).
+ */
+export function decodeRecord(value: unknown, opts: DecodeOptions): Decoded {
+  const record = unwrapEnvelope(value);
+  if (looksSerialized(record)) return { events: [fromSerialized(record, opts.telemetrySecret, false)] };
+  if (!isObject(record)) throw new RejectedRecord('not a notification: expected a JSON object');
+  for (const key of ['message_id', 'event_type', 'timestamp'] as const) {
+    if (typeof record[key] !== 'string' || record[key] === '') {
+      throw new RejectedRecord(`not a notification: missing ${key}`);
+    }
+  }
+  if (!('payload' in record)) throw new RejectedRecord('not a notification: missing payload');
+  const payload = record.payload;
+  if (Array.isArray(payload) && payload.length > 0 && payload.every(looksSerialized)) {
+    // Ceilometer's notifier:// publisher: the events were converted already and are signed.
+    return { events: payload.map((e) => fromSerialized(e, opts.telemetrySecret, true)) };
+  }
+  const priority = typeof record.priority === 'string' ? record.priority : 'INFO';
+  if (!EVENT_PRIORITIES.has(priority.toLowerCase())) {
+    return { events: [], ignored: `priority ${priority} is not converted into events` };
+  }
+  const body = toNotificationBody(record, priority);
+  try {
+    const event = opts.converter.toEvent(body);
+    return event ? { events: [event] } : { events: [], ignored: `no definition matches ${body.event_type}` };
+  } catch (err) {
+    if (err instanceof ConversionError) throw new RejectedRecord(err.message);
+    throw err;
   }
 }
 
-const NEUTRON_KINDS = ['network', 'subnet', 'port', 'router', 'floatingip', 'security_group', 'security_group_rule'];
+/** The converter's view of a message: `_context_<key>` keys become `ctxt.<key>`, as oslo.messaging hands them over. */
+export function toNotificationBody(msg: Record<string, unknown>, priority: string): NotificationBody {
+  const ctxt: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(msg)) {
+    if (k.startsWith('_context_')) ctxt[k.slice(9)] = v;
+  }
+  return {
+    ctxt,
+    publisher_id: typeof msg.publisher_id === 'string' ? msg.publisher_id : null,
+    event_type: msg.event_type as string,
+    payload: msg.payload,
+    metadata: { message_id: msg.message_id as string, timestamp: msg.timestamp as string },
+    priority,
+  };
+}
 
 /**
- * Converts a notification into an event: default traits (service, request_id, project_id, user_id, tenant_id),
- * then the family's traits. `generated` is the notification's emission time, normalised to naive UTC.
- * @throws Error when the timestamp cannot be parsed.
+ * A serialized Ceilometer event → our event. Traits are `[name, dtype, value]` (dtype 1 text, 2 int, 3 float,
+ * 4 datetime); objects `{name, type, value}` as Panko serves them are accepted too.
+ * @param signed whether a `message_signature` is required (notifier://) when a secret is configured; an http://
+ *   body carries none, but a signature that is present is always checked.
+ * @throws RejectedRecord
  */
-export function notificationToEvent(n: Notification): Event {
-  const generated = canonicalTimestamp(n.timestamp);
-  if (!generated) throw new Error(`unparsable timestamp ${n.timestamp}`);
-  const p = n.payload;
-  const ctx = (k: string) => n[`_context_${k}`];
-  const t = new TraitList();
-  const type = n.event_type;
-
-  // Ceilometer's default traits.
-  t.set('service', 'String', n.publisher_id);
-  t.set('request_id', 'String', ctx('request_id'));
-  t.set('project_id', 'String', first(p.tenant_id, ctx('project_id'), ctx('tenant')));
-  t.set('user_id', 'String', first(p.user_id, ctx('user_id'), ctx('user')));
-  t.set('tenant_id', 'String', first(p.tenant_id, ctx('project_id'), ctx('tenant')));
-
-  const family = type.split('.')[0] as string;
-  if (type.startsWith('compute.instance.')) {
-    t.set('instance_id', 'String', p.instance_id);
-    t.set('display_name', 'String', p.display_name);
-    t.set('resource_id', 'String', p.instance_id);
-    t.set('resource_name', 'String', p.display_name);
-    t.set('host', 'String', n.publisher_id?.split('.').slice(1).join('.') || undefined);
-    t.set('service', 'String', n.publisher_id?.split('.')[0]);
-    t.set('state', 'String', p.state);
-    t.set('instance_type', 'String', p.instance_type);
-    t.set('instance_type_id', 'String', p.instance_type_id);
-    t.set('instance_flavor_id', 'String', p.instance_flavor_id);
-    t.set('memory_mb', 'integer', p.memory_mb);
-    t.set('disk_gb', 'integer', p.disk_gb);
-    t.set('root_gb', 'integer', p.root_gb);
-    t.set('ephemeral_gb', 'integer', p.ephemeral_gb);
-    t.set('vcpus', 'integer', p.vcpus);
-    t.set('created_at', 'datetime', p.created_at);
-    t.set('launched_at', 'datetime', p.launched_at);
-    t.set('deleted_at', 'datetime', p.deleted_at);
-  } else if (NEUTRON_KINDS.includes(family)) {
-    t.set('user_id', 'String', ctx('user_id'));
-    t.set('project_id', 'String', first(ctx('tenant_id'), ctx('project_id')));
-    const obj = p[family] as Record<string, Json> | undefined;
-    t.set('name', 'String', obj?.name);
-    t.set('resource_id', 'String', first(obj?.id, p.id, p[`${family}_id`]));
-    t.set('status', 'String', obj?.status);
-  } else if (family === 'image') {
-    t.set('project_id', 'String', p.owner);
-    t.set('user_id', 'String', p.owner);
-    t.set('resource_id', 'String', p.id);
-    t.set('name', 'String', p.name);
-    t.set('resource_name', 'String', p.name);
-    t.set('status', 'String', p.status);
-    t.set('created_at', 'datetime', p.created_at);
-    t.set('deleted_at', 'datetime', p.deleted_at);
-    t.set('size', 'integer', p.size);
-  } else if (family === 'volume' || family === 'snapshot') {
-    t.set('user_id', 'String', p.user_id);
-    t.set('project_id', 'String', p.tenant_id);
-    t.set('resource_id', 'String', family === 'volume' ? p.volume_id : p.snapshot_id);
-    t.set('display_name', 'String', p.display_name);
-    t.set('status', 'String', p.status);
-    t.set('created_at', 'datetime', p.created_at);
-    t.set('size', 'integer', p.size);
-    t.set('type', 'String', p.volume_type);
-    if (family === 'snapshot') t.set('volume_id', 'String', p.volume_id);
-  } else if (family === 'volume_type') {
-    // No Ceilometer definition; the type's id and name are what the department quota registry needs.
-    t.set('resource_id', 'String', get(p, 'volume_types.id'));
-    t.set('name', 'String', get(p, 'volume_types.name'));
-  } else if (type.startsWith('identity.') && typeof p.resource_info === 'string') {
-    t.set('resource_id', 'String', p.resource_info);
-    t.set('initiator_id', 'String', get(p, 'initiator.id'));
-    t.set('project_id', 'String', get(p, 'initiator.project_id'));
-    t.set('domain_id', 'String', get(p, 'initiator.domain_id'));
-  } else if (type.startsWith('octavia.loadbalancer.')) {
-    t.set('resource_id', 'String', p.loadbalancer_id);
-    t.set('project_id', 'String', p.project_id);
-    t.set('name', 'String', p.name);
-    t.set('vip_address', 'String', p.vip_address);
+export function fromSerialized(e: Record<string, unknown>, secret: string | undefined, signed: boolean): Event {
+  if (typeof e.message_id !== 'string' || e.message_id === '') throw new RejectedRecord('event without message_id');
+  if (typeof e.event_type !== 'string' || e.event_type === '') {
+    throw new RejectedRecord(`event ${e.message_id}: missing event_type`);
   }
-
-  return { message_id: n.message_id, event_type: type, generated, traits: t.list(), raw: {} };
+  if (secret && (signed || 'message_signature' in e) && !verifySignature(e, secret)) {
+    throw new RejectedRecord(`event ${e.message_id}: invalid message_signature`);
+  }
+  const generated = canonicalTimestamp(String(e.generated));
+  if (!generated) throw new RejectedRecord(`event ${e.message_id}: unparsable generated ${String(e.generated)}`);
+  const traits = (e.traits as unknown[]).map((t, i) => {
+    let name: unknown;
+    let dtype: unknown;
+    let value: unknown;
+    if (Array.isArray(t) && t.length === 3) [name, dtype, value] = t;
+    else if (isObject(t)) ({ name, type: dtype, value } = t);
+    const type = typeof dtype === 'number' ? DTYPE_TO_TRAIT_TYPE[dtype] : undefined;
+    const named =
+      typeof dtype === 'string'
+        ? ({ string: 'String', text: 'String', integer: 'integer', int: 'integer', float: 'float', datetime: 'datetime' } as const)[
+            dtype.toLowerCase()
+          ]
+        : undefined;
+    const traitType = type ?? named;
+    if (typeof name !== 'string' || name === '' || !traitType || value === null || value === undefined) {
+      throw new RejectedRecord(`event ${e.message_id}: trait ${i} is not [name, dtype 1-4, value]`);
+    }
+    try {
+      return { name, type: traitType, value: convertValue(name, traitType, value) };
+    } catch (err) {
+      throw new RejectedRecord(`event ${e.message_id}: ${(err as Error).message}`);
+    }
+  });
+  const raw = isObject(e.raw) ? e.raw : {};
+  return { message_id: e.message_id, event_type: e.event_type, generated, traits, raw };
 }

@@ -1,0 +1,58 @@
+/**
+ * `POST /v2/ingest/events`: the body of Ceilometer's `http://` publisher (reference/events.md §13): a JSON array of
+ * serialized events (`batch=True`, the default) or one event object (`batch=False`). Notifications in either
+ * oslo envelope are accepted too and converted with the definitions file.
+ *
+ * All or nothing: if any record cannot be converted, nothing is stored and the 400 lists every reason
+ * (`records[i]: …`). Answers 200 `{"stored": n, "duplicates": m}`; a duplicate message_id is not stored again.
+ * Admin only (ingest.policy.ts), 403 otherwise; 503 when the store is down (the publisher may retry).
+ */
+import { AppError } from '@stratum/http-kit';
+import type { Identity } from '@stratum/identity';
+import type { Event } from '@stratum/traits';
+import { type Request, type Response, Router } from 'express';
+import { canIngest } from './ingest.policy';
+import type { IngestService } from './ingest.service';
+import { type DecodeOptions, decodeRecord, RejectedRecord } from './notification';
+import { parsePyJson } from './python';
+
+export const INGEST_PATH = '/v2/ingest/events';
+
+export function ingestRouter(ingest: IngestService, decode: DecodeOptions): Router {
+  const r = Router({ strict: false });
+  r.post(INGEST_PATH, async (_req: Request, res: Response) => {
+    if (!canIngest(res.locals.identity as Identity)) throw new AppError(403, 'RBAC Authorization Failed');
+    const raw = res.locals.rawBody as Buffer | undefined;
+    if (!raw || raw.length === 0) throw new AppError(400, 'Missing request body: an array of serialized events');
+    let body: unknown;
+    try {
+      body = parsePyJson(raw.toString('utf8'));
+    } catch {
+      throw new AppError(400, 'Request is not in valid JSON format');
+    }
+    const records = Array.isArray(body) ? body : [body];
+    const events: Event[] = [];
+    const reasons: string[] = [];
+    records.forEach((rec, i) => {
+      try {
+        events.push(...decodeRecord(rec, decode).events);
+      } catch (err) {
+        if (!(err instanceof RejectedRecord)) throw err;
+        reasons.push(`records[${i}]: ${err.message}`);
+      }
+    });
+    if (reasons.length > 0) throw new AppError(400, `Nothing was stored. ${reasons.join('; ')}`);
+    try {
+      const result = await ingest.store(events);
+      res.json(result);
+    } catch (err) {
+      if (err instanceof RejectedRecord) throw new AppError(400, `Nothing was stored. ${err.message}`);
+      throw err;
+    }
+  });
+  r.all(INGEST_PATH, (_req, res) => {
+    res.setHeader('Allow', 'POST');
+    throw new AppError(405, 'Method not allowed.');
+  });
+  return r;
+}
