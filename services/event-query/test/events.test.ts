@@ -23,7 +23,7 @@ describe('group A: events through the gateway (real notifications, FerretDB)', (
       reowned('image.create', { projectId: b, timestamp: '2026-11-20 13:00:00.000000' }),
     );
     const summary = await loadEvents(stack.db, bodies.map((x) => JSON.stringify(x)).join('\n'));
-    expect(summary).toEqual({ stored: bodies.length, duplicates: 0, rejected: [] });
+    expect(summary).toEqual({ records: bodies.length, stored: bodies.length, duplicates: 0, ignored: 0, rejected: [] });
   });
   afterAll(() => stack.close());
 
@@ -184,7 +184,7 @@ describe('group A: events through the gateway (real notifications, FerretDB)', (
 
     it('reloading the same notifications stores nothing twice', async () => {
       const again = await loadEvents(stack.db, bodies.map((x) => JSON.stringify(x)).join('\n'));
-      expect(again).toEqual({ stored: 0, duplicates: bodies.length, rejected: [] });
+      expect(again).toEqual({ records: bodies.length, stored: 0, duplicates: bodies.length, ignored: 0, rejected: [] });
     });
   });
 });

@@ -41,6 +41,8 @@ export interface AmqpIngestOptions {
 }
 
 export interface ConsumerStats {
+  /** Times the consumer became ready: 1 after start, +1 per reconnect. */
+  ready: number;
   received: number;
   stored: number;
   duplicates: number;
@@ -62,7 +64,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 class ShuttingDown extends Error {}
 
 export class NotificationConsumer {
-  readonly stats: ConsumerStats = { received: 0, stored: 0, duplicates: 0, ignored: 0, deadLettered: 0, storeRetries: 0 };
+  readonly stats: ConsumerStats = { ready: 0, received: 0, stored: 0, duplicates: 0, ignored: 0, deadLettered: 0, storeRetries: 0 };
   private consumer?: Consumer;
   private dlq?: Publisher;
   private open: Pending[] = [];
@@ -93,6 +95,7 @@ export class NotificationConsumer {
       exchanges.push({ exchange: o.ceilometerExchange, type: 'topic', durable: o.exchangesDurable });
       bindings.push({ exchange: o.ceilometerExchange, queue: o.queue, routingKey: `${o.ceilometerTopic}.sample` });
     }
+    await this.connection.queueDeclare({ queue: o.deadLetterQueue, durable: true });
     this.dlq = this.connection.createPublisher({ confirm: true, maxAttempts: 3, queues: [{ queue: o.deadLetterQueue, durable: true }] });
     this.consumer = this.connection.createConsumer(
       {
@@ -106,6 +109,9 @@ export class NotificationConsumer {
       },
       (msg) => this.handle(msg),
     );
+    this.consumer.on('ready', () => {
+      this.stats.ready++;
+    });
     this.consumer.on('error', (err) => this.logger.warn({ err: String(err) }, 'ingest consumer error'));
     await new Promise<void>((resolve) => this.consumer?.once('ready', resolve));
     this.logger.info({ queue: o.queue, exchanges: o.exchanges }, 'ingest consumer ready');
