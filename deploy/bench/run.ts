@@ -18,6 +18,7 @@ import { startStack } from '../src/processes';
 import { ensureSecret, ensureTokensFile, SAMPLE_PROJECT_ID } from '../src/tokens';
 import { rowsTable, type ScenarioRow, toRow } from './autocannon';
 import { eventsBench } from './events';
+import { ingestBench } from './ingest';
 
 interface Scenario {
   name: string;
@@ -105,6 +106,7 @@ async function skeletonBench(seconds: number, connections: number): Promise<stri
 const SUITES: Record<string, { title: string; run: (seconds: number, connections: number) => Promise<string> }> = {
   skeleton: { title: 'Walking skeleton: one read per group', run: skeletonBench },
   events: { title: 'Event query at a million events', run: eventsBench },
+  ingest: { title: 'Event ingestion through RabbitMQ', run: ingestBench },
 };
 
 /** Replaces (or appends) the `## title` section of the markdown `doc`. */

@@ -1,0 +1,144 @@
+/**
+ * `pnpm bench ingest`: sustained ingestion through RabbitMQ into FerretDB on PostgreSQL.
+ *
+ * The event-query service runs as its own process with the consumer on (shipped definitions, default batch and
+ * prefetch settings). The bench publishes the 389 captured notification bodies, cycled with fresh message_ids and
+ * the publish time as timestamp, at BENCH_INGEST_RATE messages/s for BENCH_INGEST_SECONDS (default 6000/s, 60 s)
+ * to the exchanges they were captured on. It measures:
+ * - throughput: messages published / time from the first publish to the last message being readable in the store;
+ * - end-to-end lag: four probe messages a second, each polled by `_id` in the store every 20 ms until it appears;
+ * - the consumer process's resident memory, sampled every second from /proc.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { MongoClient } from 'mongodb';
+import { Connection } from 'rabbitmq-client';
+import { createPgDatabase, ensureFerretDB, freePort, ROOT, startFerretDB } from '../src/ferretdb';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const AMQP_URL = process.env.BENCH_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
+
+function rssMiB(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : Number.NaN;
+}
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? Number.NaN : (s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] as number);
+};
+
+export async function ingestBench(): Promise<string> {
+  const rate = Number(process.env.BENCH_INGEST_RATE ?? 6000);
+  const seconds = Number(process.env.BENCH_INGEST_SECONDS ?? 60);
+  ensureFerretDB();
+  const store = await startFerretDB({
+    backend: { handler: 'postgresql', url: createPgDatabase('stratum_bench_ingest') },
+    port: await freePort(),
+    stateDir: join(ROOT, 'var', 'bench-ingest'),
+  });
+  const suffix = Date.now().toString(36);
+  const prefix = `bench-${suffix}-`;
+  const queue = `stratum.bench.${suffix}`;
+  const bodies = readFileSync(join(ROOT, 'deploy/samples/notifications.jsonl'), 'utf8').trim().split('\n');
+  const manifest = readFileSync(join(ROOT, 'deploy/samples/notifications.manifest.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { exchange: string; routing_key: string; message_id: string; timestamp: string });
+  const exchanges = [...new Set(manifest.map((m) => m.exchange))];
+  const port = await freePort();
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'services/event-query/src/server.ts')], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      MONGODB_URI: store.uri,
+      MONGODB_DATABASE: 'stratum',
+      STRATUM_IDENTITY_SECRET: 'bench-identity-secret-0123456789',
+      LOG_LEVEL: 'warn',
+      INGEST_AMQP_URL: AMQP_URL,
+      INGEST_QUEUE: queue,
+      INGEST_DEAD_LETTER_QUEUE: `${queue}.dead`,
+      INGEST_EXCHANGES: exchanges.map((e) => prefix + e).join(','),
+      INGEST_TOPICS: 'notifications,versioned_notifications',
+      EVENT_FORWARD_TYPES: '',
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const bus = new Connection({ url: AMQP_URL, connectionName: 'stratum-bench' });
+  const client = await MongoClient.connect(store.uri);
+  const events = client.db('stratum').collection<{ _id: string }>('events');
+  try {
+    for (let i = 0; ; i++) {
+      if (i > 300) throw new Error('event-query did not start');
+      const ok = await fetch(`http://127.0.0.1:${port}/healthcheck`).then((r) => r.ok, () => false);
+      if (ok) break;
+      await sleep(200);
+    }
+    await sleep(1000); // consumer declared and bound
+    const pub = bus.createPublisher({ confirm: false });
+    const total = rate * seconds;
+    const probes: { id: string; sent: number; seen?: number }[] = [];
+    const memory: number[] = [];
+    const memTimer = setInterval(() => memory.push(rssMiB(child.pid as number)), 1000);
+    let polling = true;
+    const poller = (async () => {
+      while (polling || probes.some((p) => p.seen === undefined)) {
+        for (const p of probes) {
+          if (p.seen !== undefined) continue;
+          if (await events.findOne({ _id: p.id }, { projection: { _id: 1 } })) p.seen = Date.now();
+        }
+        await sleep(20);
+      }
+    })();
+    const t0 = Date.now();
+    let lastId = '';
+    const tick = 50; // ms per publishing slice
+    for (let sent = 0; sent < total; ) {
+      const due = Math.min(total, Math.floor(((Date.now() - t0) / 1000) * rate));
+      for (; sent < due; sent++) {
+        const k = sent % bodies.length;
+        const m = manifest[k] as (typeof manifest)[number];
+        const id = crypto.randomUUID();
+        const now = new Date();
+        const ts = `${now.toISOString().slice(0, 10)} ${now.toISOString().slice(11, 23)}000`;
+        const body = (bodies[k] as string).replace(m.message_id, id).replace(m.timestamp, ts);
+        pub.send({ exchange: prefix + m.exchange, routingKey: m.routing_key, contentType: 'application/json', contentEncoding: 'utf-8', durable: true }, body);
+        if (sent % Math.max(1, Math.floor(rate / 4)) === 0) probes.push({ id, sent: Date.now() });
+        lastId = id;
+      }
+      await sleep(tick);
+    }
+    const publishEnd = Date.now();
+    probes.push({ id: lastId, sent: publishEnd });
+    polling = false;
+    await Promise.race([poller, sleep(300_000)]);
+    clearInterval(memTimer);
+    const last = probes[probes.length - 1] as (typeof probes)[number];
+    const elapsed = ((last.seen ?? Date.now()) - t0) / 1000;
+    const lags = probes.filter((p) => p.seen !== undefined).map((p) => (p.seen as number) - p.sent);
+    const storedCount = await events.estimatedDocumentCount();
+    await pub.close();
+    const firstMem = memory.slice(0, 10);
+    const lastMem = memory.slice(-10);
+    const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+    const rows = [
+      '| measure | value |',
+      '|---|---|',
+      `| messages published | ${total.toLocaleString('en')} at ${rate.toLocaleString('en')}/s for ${seconds} s (real bodies, 389 cycled) |`,
+      `| sustained ingestion | **${Math.round(total / elapsed).toLocaleString('en')} events/s** (first publish → last event readable: ${elapsed.toFixed(1)} s) |`,
+      `| events in the store | ${storedCount.toLocaleString('en')} |`,
+      `| end-to-end lag (${lags.length} probes) | p50 ${pct(lags, 50)} ms · p99 **${pct(lags, 99)} ms** · max ${Math.max(...lags)} ms |`,
+      `| consumer RSS | first 10 s avg ${avg(firstMem).toFixed(0)} MiB · last 10 s avg ${avg(lastMem).toFixed(0)} MiB · max ${Math.max(...memory).toFixed(0)} MiB |`,
+    ];
+    return `${rows.join('\n')}\n`;
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    await bus.queueDelete({ queue }).catch(() => undefined);
+    await bus.queueDelete({ queue: `${queue}.dead` }).catch(() => undefined);
+    await bus.close();
+    await client.close();
+    await store.stop();
+  }
+}
