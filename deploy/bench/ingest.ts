@@ -71,7 +71,10 @@ export async function ingestBench(): Promise<string> {
   try {
     for (let i = 0; ; i++) {
       if (i > 300) throw new Error('event-query did not start');
-      const ok = await fetch(`http://127.0.0.1:${port}/healthcheck`).then((r) => r.ok, () => false);
+      const ok = await fetch(`http://127.0.0.1:${port}/healthcheck`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ok) break;
       await sleep(200);
     }
@@ -103,7 +106,16 @@ export async function ingestBench(): Promise<string> {
         const now = new Date();
         const ts = `${now.toISOString().slice(0, 10)} ${now.toISOString().slice(11, 23)}000`;
         const body = (bodies[k] as string).replace(m.message_id, id).replace(m.timestamp, ts);
-        pub.send({ exchange: prefix + m.exchange, routingKey: m.routing_key, contentType: 'application/json', contentEncoding: 'utf-8', durable: true }, body);
+        pub.send(
+          {
+            exchange: prefix + m.exchange,
+            routingKey: m.routing_key,
+            contentType: 'application/json',
+            contentEncoding: 'utf-8',
+            durable: true,
+          },
+          body,
+        );
         if (sent % Math.max(1, Math.floor(rate / 4)) === 0) probes.push({ id, sent: Date.now() });
         lastId = id;
       }

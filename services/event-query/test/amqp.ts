@@ -16,7 +16,10 @@ export class Bus {
   /** Publishes an oslo-style message: JSON body, utf-8 encoding, persistent, to a non-durable topic exchange. */
   async publish(exchange: string, routingKey: string, body: string | Buffer, durableExchange = false): Promise<void> {
     await this.connection.exchangeDeclare({ exchange, type: 'topic', durable: durableExchange });
-    await this.publisher.send({ exchange, routingKey, contentType: 'application/json', contentEncoding: 'utf-8', durable: true }, Buffer.from(body));
+    await this.publisher.send(
+      { exchange, routingKey, contentType: 'application/json', contentEncoding: 'utf-8', durable: true },
+      Buffer.from(body),
+    );
   }
 
   /** Messages waiting in a queue. */

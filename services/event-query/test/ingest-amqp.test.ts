@@ -81,7 +81,9 @@ describe('AMQP ingestion', () => {
     const projectEvents = manifest.filter((m) => m.event_type.startsWith('identity.project.')).length;
     await waitFor('forwarded events', async () => (await bus.count(forwarded)) >= projectEvents);
     const msgs = await bus.drain(forwarded);
-    expect(msgs.map((m) => (JSON.parse(m.body) as { event_type: string }).event_type).every((t) => t.startsWith('identity.project.'))).toBe(true);
+    expect(msgs.map((m) => (JSON.parse(m.body) as { event_type: string }).event_type).every((t) => t.startsWith('identity.project.'))).toBe(
+      true,
+    );
     expect(new Set(msgs.map((m) => (JSON.parse(m.body) as { message_id: string }).message_id)).size).toBe(projectEvents);
   });
 

@@ -86,7 +86,11 @@ describe('ingestion faults', () => {
       const sent = Array.from({ length: 1000 }, (_, i) => notification(i));
       for (const n of sent.slice(0, 400)) await bus.publish(exchange, 'notifications.info', n.body);
       // The broker closes the service's connection (as in a broker restart); rabbitmq-client reconnects by itself.
-      execFileSync('rabbitmqctl', ['-q', 'eval', 'rabbit_networking:close_connections([P || P <- rabbit_networking:connections(), proplists:get_value(name, rabbit_networking:connection_info(P, [name])) =/= undefined, lists:member({<<"connection_name">>, longstr, <<"stratum-event-query">>}, element(2, lists:keyfind(client_properties, 1, rabbit_networking:connection_info(P, [client_properties]))))], "test").']);
+      execFileSync('rabbitmqctl', [
+        '-q',
+        'eval',
+        'rabbit_networking:close_connections([P || P <- rabbit_networking:connections(), proplists:get_value(name, rabbit_networking:connection_info(P, [name])) =/= undefined, lists:member({<<"connection_name">>, longstr, <<"stratum-event-query">>}, element(2, lists:keyfind(client_properties, 1, rabbit_networking:connection_info(P, [client_properties]))))], "test").',
+      ]);
       await waitFor('the consumer reconnected', async () => (stack.eventDeps.consumer?.stats.ready ?? 0) >= 2, 30_000);
       for (const n of sent.slice(400)) await bus.publish(exchange, 'notifications.info', n.body);
       await waitFor('all events stored after the reconnect', async () => (await storedIds(stack)).length === 1000, 60_000);

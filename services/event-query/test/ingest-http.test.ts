@@ -35,13 +35,21 @@ const serialized = (over: Record<string, unknown> = {}) => ({
 });
 
 const ingest = (body: unknown, who: keyof TestStack['personas'] = 'admin') =>
-  request(stack.gateway).post('/v2/ingest/events').set(tokenOf(stack, who)).set('Content-Type', 'application/json').send(JSON.stringify(body));
+  request(stack.gateway)
+    .post('/v2/ingest/events')
+    .set(tokenOf(stack, who))
+    .set('Content-Type', 'application/json')
+    .send(JSON.stringify(body));
 
 describe('POST /v2/ingest/events (Ceilometer http:// publisher)', () => {
   it('stores a batch, exact to the digit, and counts a repeated one as duplicates', async () => {
     const events = [serialized(), serialized()];
     const text = JSON.stringify(events).replace('9007199254740992', '9007199254740993');
-    const r = await request(stack.gateway).post('/v2/ingest/events').set(tokenOf(stack, 'admin')).set('Content-Type', 'application/json').send(text);
+    const r = await request(stack.gateway)
+      .post('/v2/ingest/events')
+      .set(tokenOf(stack, 'admin'))
+      .set('Content-Type', 'application/json')
+      .send(text);
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ stored: 2, duplicates: 0 });
     const e = await request(stack.gateway).get(`/v2/events/${events[0]?.message_id}`).set(tokenOf(stack, 'memberA'));
@@ -58,9 +66,20 @@ describe('POST /v2/ingest/events (Ceilometer http:// publisher)', () => {
   it('accepts one event object (batch=False), notifications, and Basic credentials (the publisher cannot send X-Auth-Token)', async () => {
     const e = serialized();
     const basic = Buffer.from(`ceilometer:${stack.personas.admin.token}`).toString('base64');
-    const r = await request(stack.gateway).post('/event/v2/ingest/events').set('Authorization', `Basic ${basic}`).set('Content-Type', 'application/json').send(e);
+    const r = await request(stack.gateway)
+      .post('/event/v2/ingest/events')
+      .set('Authorization', `Basic ${basic}`)
+      .set('Content-Type', 'application/json')
+      .send(e);
     expect(r.status).toBe(200);
-    const note = { message_id: uuid(), event_type: 'port.create.end', priority: 'INFO', publisher_id: 'network.h', timestamp: '2026-11-21 12:00:00.5', payload: { port: { id: 'p1', name: 'n' } } };
+    const note = {
+      message_id: uuid(),
+      event_type: 'port.create.end',
+      priority: 'INFO',
+      publisher_id: 'network.h',
+      timestamp: '2026-11-21 12:00:00.5',
+      payload: { port: { id: 'p1', name: 'n' } },
+    };
     expect((await ingest([note])).body).toEqual({ stored: 1, duplicates: 0 });
   });
 
@@ -68,7 +87,9 @@ describe('POST /v2/ingest/events (Ceilometer http:// publisher)', () => {
     const good = serialized();
     const r = await ingest([good, { ...serialized(), generated: 'noon' }, { ...serialized(), traits: [['x', 9, 'y']] }, 'text']);
     expect(r.status).toBe(400);
-    expect(r.body.error_message.faultstring).toMatch(/^Nothing was stored\. records\[1\]: .*unparsable generated noon; records\[2\]: .*trait 0 is not \[name, dtype 1-4, value\]; records\[3\]: /);
+    expect(r.body.error_message.faultstring).toMatch(
+      /^Nothing was stored\. records\[1\]: .*unparsable generated noon; records\[2\]: .*trait 0 is not \[name, dtype 1-4, value\]; records\[3\]: /,
+    );
     expect((await request(stack.gateway).get(`/v2/events/${good.message_id}`).set(tokenOf(stack, 'admin'))).status).toBe(404);
   });
 
@@ -85,7 +106,11 @@ describe('POST /v2/ingest/events (Ceilometer http:// publisher)', () => {
     expect((await ingest([serialized()], 'memberA')).status).toBe(403);
     expect((await ingest([serialized()], 'deptAdmin')).status).toBe(403);
     expect((await request(stack.gateway).post('/v2/ingest/events').send([])).status).toBe(401);
-    const bad = await request(stack.gateway).post('/v2/ingest/events').set(tokenOf(stack, 'admin')).set('Content-Type', 'application/json').send('[{');
+    const bad = await request(stack.gateway)
+      .post('/v2/ingest/events')
+      .set(tokenOf(stack, 'admin'))
+      .set('Content-Type', 'application/json')
+      .send('[{');
     expect(bad.status).toBe(400);
     expect(bad.body.error_message.faultstring).toBe('Request is not in valid JSON format');
     const get = await request(stack.gateway).get('/v2/ingest/events').set(tokenOf(stack, 'admin'));
@@ -116,12 +141,19 @@ describe('pnpm events import', () => {
     const e = serialized();
     writeFileSync(file, `${JSON.stringify(e)}\n${JSON.stringify(e)}\nnot json\n\n${JSON.stringify({ ...serialized(), generated: 'x' })}\n`);
     const env = { ...process.env, MONGODB_URI: process.env.STRATUM_TEST_MONGODB_URI, MONGODB_DATABASE: stack.db.databaseName };
-    const run = spawnSync('node', ['--import', 'tsx', join(ROOT, 'services/event-query/src/cli.ts'), 'import', file], { env, encoding: 'utf8' });
+    const run = spawnSync('node', ['--import', 'tsx', join(ROOT, 'services/event-query/src/cli.ts'), 'import', file], {
+      env,
+      encoding: 'utf8',
+    });
     expect(run.stdout).toContain('records: 4  stored: 1  duplicates: 1  ignored: 0  rejected: 2');
     expect(run.stdout).toMatch(/record 3: not valid JSON/);
     expect(run.stdout).toMatch(/record 5: event .*: unparsable generated x/);
     expect(run.status).toBe(1);
-    const again = execFileSync('node', ['--import', 'tsx', join(ROOT, 'services/event-query/src/cli.ts'), 'import', join(ROOT, 'deploy/samples/notifications.jsonl')], { env, encoding: 'utf8' });
+    const again = execFileSync(
+      'node',
+      ['--import', 'tsx', join(ROOT, 'services/event-query/src/cli.ts'), 'import', join(ROOT, 'deploy/samples/notifications.jsonl')],
+      { env, encoding: 'utf8' },
+    );
     expect(again).toContain('records: 389  stored: 389  duplicates: 0  ignored: 0  rejected: 0');
   });
 });
