@@ -26,7 +26,7 @@ const serialized = (over: Record<string, unknown> = {}) => ({
   traits: [
     ['service', 1, 'compute'],
     ['project_id', 1, stack.projectA],
-    ['memory_mb', 2, 9007199254740993],
+    ['memory_mb', 2, 9007199254740992], // written as …993 in the body text below
     ['load', 3, 0.25],
     ['launched_at', 4, '2026-11-21T12:20:00'],
   ],
