@@ -33,12 +33,8 @@ export function createServiceApp(opts: ServiceAppOptions): Express {
   app.use(requestId());
   app.use(accessLog(opts.logger));
   app.get('/healthcheck', async (_req, res) => {
-    try {
-      await opts.store.db.command({ ping: 1 }, { timeoutMS: 2000 });
-      res.type('text/plain').send('OK');
-    } catch {
-      res.status(503).type('text/plain').send('The document store is unavailable.');
-    }
+    if (await opts.store.ping()) res.type('text/plain').send('OK');
+    else res.status(503).type('text/plain').send('The document store is unavailable.');
   });
   if (opts.publicRouter) app.use(opts.publicRouter);
   app.use(requireIdentity(opts.identitySecret));

@@ -7,6 +7,8 @@ import { type Db, MongoClient } from 'mongodb';
 export interface Store {
   client: MongoClient;
   db: Db;
+  /** Whether the store answers a `ping` within 2 s (health checks; telling "store down" from "request refused"). */
+  ping(): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -24,5 +26,14 @@ export async function connectStore(uri: string, database: string, serverSelectio
     maxPoolSize: 50,
   });
   await client.connect();
-  return { client, db: client.db(database), close: () => client.close() };
+  const db = client.db(database);
+  const ping = async () => {
+    try {
+      await db.command({ ping: 1 }, { timeoutMS: 2000 });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  return { client, db, ping, close: () => client.close() };
 }

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { connectStore, type Store } from '@stratum/http-kit';
 import { EVENTS_FORWARD_EXCHANGE } from '@stratum/traits';
 import pino, { type Logger } from 'pino';
-import { Connection } from 'rabbitmq-client';
+import { Connection, type Publisher } from 'rabbitmq-client';
 import type { EventQueryConfig } from './config';
 import { EventsRepository } from './events/events.repository';
 import { EventsService } from './events/events.service';
@@ -40,18 +40,6 @@ export function loadConverter(config: EventQueryConfig): EventConverter {
   });
 }
 
-/** Whether the store answers a ping within 2 s. */
-export function storeAlive(store: Store): () => Promise<boolean> {
-  return async () => {
-    try {
-      await store.db.command({ ping: 1 }, { timeoutMS: 2000 });
-      return true;
-    } catch {
-      return false;
-    }
-  };
-}
-
 /** Connects to the store (and the bus when configured), creates indexes and wires the services. */
 export async function createDeps(config: EventQueryConfig, logger?: Logger): Promise<EventQueryDeps> {
   const log = logger ?? pino({ name: 'event-query', level: config.LOG_LEVEL });
@@ -66,7 +54,7 @@ export async function createDeps(config: EventQueryConfig, logger?: Logger): Pro
 
   let bus: Connection | undefined;
   let forwarder: EventForwarder | undefined;
-  let forwardPublisher: ReturnType<Connection['createPublisher']> | undefined;
+  let forwardPublisher: Publisher | undefined;
   if (config.INGEST_AMQP_URL) {
     bus = new Connection({ url: config.INGEST_AMQP_URL, connectionName: 'stratum-event-query' });
     bus.on('error', (err) => log.warn({ err: String(err) }, 'notification bus error'));
@@ -101,7 +89,7 @@ export async function createDeps(config: EventQueryConfig, logger?: Logger): Pro
         maxInFlight: config.INGEST_MAX_IN_FLIGHT,
       },
       log,
-      storeAlive(store),
+      () => store.ping(),
     );
     await consumer.start();
   }

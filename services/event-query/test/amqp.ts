@@ -7,6 +7,9 @@ import { Connection } from 'rabbitmq-client';
 
 export const AMQP_URL = process.env.STRATUM_TEST_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
 
+/** The Panko query-string filter that lifts an admin's project restriction. */
+export const ALL_TENANTS = 'q.field=all_tenants&q.op=eq&q.value=true';
+
 export const suffix = () => randomBytes(4).toString('hex');
 
 export class Bus {

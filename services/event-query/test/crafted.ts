@@ -1,8 +1,7 @@
 /**
  * Events crafted for one test (the rule under test decides each field), stored through the events repository.
  */
-import type { TestStack } from '@stratum/testing';
-import { uuid } from '@stratum/testing';
+import { startTestStack, type TestStack, uuid } from '@stratum/testing';
 import type { Event, Trait } from '@stratum/traits';
 import type request from 'supertest';
 import { EventsRepository, toEventDoc } from '../src';
@@ -41,3 +40,30 @@ export const tokenOf = (stack: TestStack, who: keyof TestStack['personas']) => (
 
 /** The message_ids of a list response, in order. */
 export const ids = (res: request.Response): string[] => res.body.map((e: { message_id: string }) => e.message_id);
+
+/**
+ * The stack of a describe block that crafts its own events: started before its tests (EVENTS_MAX_LIMIT 200, so
+ * paging tests can ask for large pages) and closed after them, with `seed` and `as` bound to it.
+ */
+export function craftedStack(): {
+  readonly stack: TestStack;
+  seed: (events: Event[]) => Promise<Event[]>;
+  as: (who: keyof TestStack['personas']) => Record<string, string>;
+} {
+  let current: TestStack | undefined;
+  beforeAll(async () => {
+    current = await startTestStack({ eventEnv: { EVENTS_MAX_LIMIT: '200' } });
+  });
+  afterAll(() => current?.close());
+  const stack = () => {
+    if (!current) throw new Error('the stack is only available inside tests and hooks');
+    return current;
+  };
+  return {
+    get stack() {
+      return stack();
+    },
+    seed: seeder(stack),
+    as: (who) => tokenOf(stack(), who),
+  };
+}

@@ -9,7 +9,7 @@ import { startTestStack, type TestStack, uuid } from '@stratum/testing';
 import { EVENTS_FORWARD_EXCHANGE } from '@stratum/traits';
 import request from 'supertest';
 import { computeSignature } from '../src';
-import { Bus, ingestEnv, suffix, waitFor } from './amqp';
+import { ALL_TENANTS, Bus, ingestEnv, suffix, waitFor } from './amqp';
 import { tokenOf } from './crafted';
 
 const bodies = readFileSync(join(ROOT, 'deploy/samples/notifications.jsonl'), 'utf8').trim().split('\n');
@@ -20,7 +20,6 @@ const manifest = readFileSync(join(ROOT, 'deploy/samples/notifications.manifest.
 
 jest.setTimeout(120_000);
 
-const ALL = 'q.field=all_tenants&q.op=eq&q.value=true';
 const CAPTURED_PROJECT = '2f66f0d537d740d79ad1e52238df492a';
 
 let stack: TestStack;
@@ -58,10 +57,10 @@ describe('AMQP ingestion', () => {
   it('stores the 389 captured notifications published to their exchanges, with the traits the definitions promise', async () => {
     for (const [i, m] of manifest.entries()) await bus.publish(m.exchange, m.routing_key, bodies[i] as string);
     await waitFor('every notification stored', async () => {
-      const r = await get(`/v2/events?${ALL}&limit=1000`);
+      const r = await get(`/v2/events?${ALL_TENANTS}&limit=1000`);
       return r.status === 200 && r.body.length === 389;
     });
-    const all = (await get(`/v2/events?${ALL}&limit=1000`)).body as { message_id: string; event_type: string; traits: never[] }[];
+    const all = (await get(`/v2/events?${ALL_TENANTS}&limit=1000`)).body as { message_id: string; event_type: string; traits: never[] }[];
     expect(new Set(all.map((e) => e.message_id))).toEqual(new Set(manifest.map((m) => m.message_id)));
 
     const one = (type: string) => traitsOf(all.find((e) => e.event_type === type) as never);
@@ -94,7 +93,7 @@ describe('AMQP ingestion', () => {
     for (let i = 0; i < 3; i++) await bus.publish('keystone', 'notifications.info', body);
     await waitFor('the event', () => stored(id));
     await waitFor('the queue drained', async () => (await bus.count(queue)) === 0);
-    const r = await get(`/v2/events?${ALL}&q.field=message_id&q.op=eq&q.value=${id}`);
+    const r = await get(`/v2/events?${ALL_TENANTS}&q.field=message_id&q.op=eq&q.value=${id}`);
     expect(r.body).toHaveLength(1);
   });
 

@@ -7,12 +7,10 @@ import { join } from 'node:path';
 import { createPgDatabase, dropPgDatabase, freePort, ROOT, type RunningFerretDB, startFerretDB } from '@stratum/deploy';
 import { startTestStack, type TestStack, uuid } from '@stratum/testing';
 import request from 'supertest';
-import { Bus, ingestEnv, suffix, waitFor } from './amqp';
+import { ALL_TENANTS, Bus, ingestEnv, suffix, waitFor } from './amqp';
 import { tokenOf } from './crafted';
 
 jest.setTimeout(180_000);
-
-const ALL = 'q.field=all_tenants&q.op=eq&q.value=true';
 
 /** A compute.instance.update notification in the oslo 2.0 envelope with a fresh message_id. */
 function notification(i: number): { id: string; body: string } {
@@ -34,7 +32,9 @@ async function storedIds(stack: TestStack): Promise<string[]> {
   const ids: string[] = [];
   let marker = '';
   for (;;) {
-    const r = await request(stack.gateway).get(`/v2/events?${ALL}&limit=1000&sort=message_id:asc${marker}`).set(tokenOf(stack, 'admin'));
+    const r = await request(stack.gateway)
+      .get(`/v2/events?${ALL_TENANTS}&limit=1000&sort=message_id:asc${marker}`)
+      .set(tokenOf(stack, 'admin'));
     if (r.status !== 200) throw new Error(`list answered ${r.status}`);
     ids.push(...(r.body as { message_id: string }[]).map((e) => e.message_id));
     if (r.body.length < 1000) return ids;

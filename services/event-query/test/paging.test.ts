@@ -1,20 +1,14 @@
 /**
  * Group A marker paging and the Link header through the gateway on FerretDB, with crafted events.
  */
-import { startTestStack, type TestStack, uuid } from '@stratum/testing';
+import { uuid } from '@stratum/testing';
 import type { Event } from '@stratum/traits';
 import request from 'supertest';
-import { at, event, ids, seeder, tokenOf } from './crafted';
+import { at, craftedStack, event, ids } from './crafted';
 
 describe('group A: paging (FerretDB)', () => {
-  let stack: TestStack;
-  const seed = seeder(() => stack);
-  const as = (who: keyof TestStack['personas']) => tokenOf(stack, who);
-
-  beforeAll(async () => {
-    stack = await startTestStack({ eventEnv: { EVENTS_MAX_LIMIT: '200' } });
-  });
-  afterAll(() => stack.close());
+  const ctx = craftedStack();
+  const { seed, as } = ctx;
 
   describe('marker paging and the Link header', () => {
     const resource = uuid();
@@ -24,7 +18,7 @@ describe('group A: paging (FerretDB)', () => {
       // 12 events, two of them at the same instant (the message_id breaks the tie).
       seeded = await seed(
         Array.from({ length: 12 }, (_, i) =>
-          event({ type: 'paging.test', generated: at(i === 5 ? 4 : i), project: stack.projectA, resource }),
+          event({ type: 'paging.test', generated: at(i === 5 ? 4 : i), project: ctx.stack.projectA, resource }),
         ),
       );
     });
@@ -43,7 +37,7 @@ describe('group A: paging (FerretDB)', () => {
       let path: string | undefined = `/v2/events?q.field=resource_id&q.value=${resource}&limit=5`;
       let pages = 0;
       while (path) {
-        const res: request.Response = await request(stack.gateway).get(path).set(as('memberA'));
+        const res: request.Response = await request(ctx.stack.gateway).get(path).set(as('memberA'));
         expect(res.status).toBe(200);
         seen.push(...ids(res));
         pages++;
@@ -54,12 +48,12 @@ describe('group A: paging (FerretDB)', () => {
     });
 
     it('stays stable while events are inserted: no repeats, no skips; later rows appear, earlier ones do not', async () => {
-      const first = await request(stack.gateway).get(`/v2/events?q.field=resource_id&q.value=${resource}&limit=6`).set(as('memberA'));
+      const first = await request(ctx.stack.gateway).get(`/v2/events?q.field=resource_id&q.value=${resource}&limit=6`).set(as('memberA'));
       const [before, after] = await seed([
-        event({ type: 'paging.test', generated: at(0), project: stack.projectA, resource }),
-        event({ type: 'paging.test', generated: at(30), project: stack.projectA, resource }),
+        event({ type: 'paging.test', generated: at(0), project: ctx.stack.projectA, resource }),
+        event({ type: 'paging.test', generated: at(30), project: ctx.stack.projectA, resource }),
       ]);
-      const rest = await request(stack.gateway)
+      const rest = await request(ctx.stack.gateway)
         .get(follow(first.headers.link as string).replace('limit=6', 'limit=50'))
         .set(as('memberA'));
       const all = [...ids(first), ...ids(rest)];
@@ -70,18 +64,18 @@ describe('group A: paging (FerretDB)', () => {
     });
 
     it('pages in descending order by generated and by message_id', async () => {
-      const desc = await request(stack.gateway)
+      const desc = await request(ctx.stack.gateway)
         .get(`/v2/events?q.field=event_type&q.value=paging.test&sort=generated:desc&limit=3`)
         .set(as('memberA'));
-      const next = await request(stack.gateway)
+      const next = await request(ctx.stack.gateway)
         .get(follow(desc.headers.link as string))
         .set(as('memberA'));
       const gens = [...desc.body, ...next.body].map((e: { generated: string }) => e.generated);
       expect(gens).toEqual([...gens].sort().reverse());
-      const byId = await request(stack.gateway)
+      const byId = await request(ctx.stack.gateway)
         .get(`/v2/events?q.field=event_type&q.value=paging.test&sort=message_id&limit=4`)
         .set(as('memberA'));
-      const more = await request(stack.gateway)
+      const more = await request(ctx.stack.gateway)
         .get(follow(byId.headers.link as string))
         .set(as('memberA'));
       const msgIds = [...ids(byId), ...ids(more)];
@@ -89,11 +83,13 @@ describe('group A: paging (FerretDB)', () => {
     });
 
     it('puts the next link on the base URL the client used, prefix included', async () => {
-      const res = await request(stack.gateway).get(`/event/v2/events?q.field=resource_id&q.value=${resource}&limit=2`).set(as('memberA'));
+      const res = await request(ctx.stack.gateway)
+        .get(`/event/v2/events?q.field=resource_id&q.value=${resource}&limit=2`)
+        .set(as('memberA'));
       expect(res.headers.link).toMatch(
         /^<http:\/\/127\.0\.0\.1:\d+\/event\/v2\/events\?q\.field=resource_id&q\.op=eq&q\.value=[^&]+&q\.type=&limit=2&marker=[^>]+>; rel="next"$/,
       );
-      const page2 = await request(stack.gateway)
+      const page2 = await request(ctx.stack.gateway)
         .get(follow(res.headers.link as string))
         .set(as('memberA'));
       expect(page2.status).toBe(200);
@@ -101,12 +97,12 @@ describe('group A: paging (FerretDB)', () => {
     });
 
     it('answers a POST list with a GET link carrying the body query', async () => {
-      const res = await request(stack.gateway)
+      const res = await request(ctx.stack.gateway)
         .post('/v2/events')
         .set(as('memberA'))
         .send({ q: [{ field: 'resource_id', value: resource }], limit: 4 });
       expect(res.status).toBe(200);
-      const next = await request(stack.gateway)
+      const next = await request(ctx.stack.gateway)
         .get(follow(res.headers.link as string))
         .set(as('memberA'));
       expect(next.body).toHaveLength(4);
@@ -114,9 +110,9 @@ describe('group A: paging (FerretDB)', () => {
     });
 
     it("refuses an unknown marker, or another project's, with a 400 (Panko: 500)", async () => {
-      const [other] = await seed([event({ type: 'paging.test', generated: at(1), project: stack.projectB })]);
+      const [other] = await seed([event({ type: 'paging.test', generated: at(1), project: ctx.stack.projectB })]);
       for (const marker of [uuid(), other?.message_id]) {
-        const res = await request(stack.gateway).get(`/v2/events?marker=${marker}`).set(as('memberA'));
+        const res = await request(ctx.stack.gateway).get(`/v2/events?marker=${marker}`).set(as('memberA'));
         expect(res.status).toBe(400);
         expect(res.body.error_message.faultstring).toBe(`Marker ${marker} not found.`);
       }

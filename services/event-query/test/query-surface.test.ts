@@ -2,20 +2,14 @@
  * Group A's query surface through the gateway on FerretDB: typed filters and request forms, exact round trips,
  * complex-query operators, capabilities and discovery, with events crafted for each case.
  */
-import { startTestStack, type TestStack, uuid } from '@stratum/testing';
+import { uuid } from '@stratum/testing';
 import type { Event, Trait } from '@stratum/traits';
 import request from 'supertest';
-import { at, event, ids, seeder, tokenOf } from './crafted';
+import { at, craftedStack, event, ids } from './crafted';
 
 describe('group A: query surface (FerretDB)', () => {
-  let stack: TestStack;
-  const seed = seeder(() => stack);
-  const as = (who: keyof TestStack['personas']) => tokenOf(stack, who);
-
-  beforeAll(async () => {
-    stack = await startTestStack({ eventEnv: { EVENTS_MAX_LIMIT: '200' } });
-  });
-  afterAll(() => stack.close());
+  const ctx = craftedStack();
+  const { seed, as } = ctx;
 
   describe('typed simple queries and request forms', () => {
     const resource = uuid();
@@ -25,7 +19,7 @@ describe('group A: query surface (FerretDB)', () => {
           event({
             type: 'typed.test',
             generated: at(n),
-            project: stack.projectA,
+            project: ctx.stack.projectA,
             resource,
             traits: [
               { name: 'size', type: 'integer', value: String(n * 10) },
@@ -54,7 +48,7 @@ describe('group A: query surface (FerretDB)', () => {
       ['colour', 'lt', 'b', '', [10]],
       ['missing_trait', 'ne', 'x', 'string', []],
     ])('%s %s %s (%s)', async (field, op, value, type, expected) => {
-      const res = await request(stack.gateway)
+      const res = await request(ctx.stack.gateway)
         .get(q(field, op, value, type))
         .set(as('memberA'));
       expect(res.status).toBe(200);
@@ -62,11 +56,11 @@ describe('group A: query surface (FerretDB)', () => {
     });
 
     it('accepts indexed q[i].field keys and the JSON body q on GET', async () => {
-      const indexed = await request(stack.gateway)
+      const indexed = await request(ctx.stack.gateway)
         .get(`/v2/events?q[0].field=resource_id&q[0].value=${resource}&q[1].field=size&q[1].op=ge&q[1].value=30&q[1].type=integer`)
         .set(as('memberA'));
       expect(sizes(indexed)).toEqual([30]);
-      const body = await request(stack.gateway)
+      const body = await request(ctx.stack.gateway)
         .get('/v2/events')
         .set(as('memberA'))
         .send({
@@ -80,7 +74,7 @@ describe('group A: query surface (FerretDB)', () => {
     });
 
     it('accepts the end_timestamp bound inclusively and both bounds with eq (python-pankoclient)', async () => {
-      const res = await request(stack.gateway)
+      const res = await request(ctx.stack.gateway)
         .get(
           `/v2/events?q.field=resource_id&q.value=${resource}&q.field=start_timestamp&q.op=eq&q.value=${at(2)}&q.field=end_timestamp&q.op=eq&q.value=${at(3)}`,
         )
@@ -92,24 +86,24 @@ describe('group A: query surface (FerretDB)', () => {
       ['q given in the query string and the body', '?q.field=a&q.value=b', { q: [] }, 400, 'Parameter q was given several times'],
       ['a bare list body', '', [{ field: 'a', value: 'b' }], 400, 'The request body must be a JSON object.'],
     ])('refuses %s', async (_what, qs, body, status, message) => {
-      const res = await request(stack.gateway).get(`/v2/events${qs}`).set(as('memberA')).send(body);
+      const res = await request(ctx.stack.gateway).get(`/v2/events${qs}`).set(as('memberA')).send(body);
       expect(res.status).toBe(status);
       expect(res.body.error_message.faultstring).toBe(message);
     });
 
     it('answers 415 for a body that is not JSON and 405 for methods the list does not take', async () => {
-      const text = await request(stack.gateway).post('/v2/events').set(as('memberA')).set('Content-Type', 'text/plain').send('q=1');
+      const text = await request(ctx.stack.gateway).post('/v2/events').set(as('memberA')).set('Content-Type', 'text/plain').send('q=1');
       expect(text.status).toBe(415);
       expect(text.body.error_message.faultstring).toBe('Unknown mimetype: text/plain');
-      const put = await request(stack.gateway).put('/v2/events').set(as('memberA')).send({});
+      const put = await request(ctx.stack.gateway).put('/v2/events').set(as('memberA')).send({});
       expect(put.status).toBe(405);
       expect(put.headers.allow).toBe('GET, POST');
       expect(put.body.error_message.faultcode).toBe('Client');
       for (const path of ['/v2/event_types', '/v2/capabilities', '/v2/query/events']) {
-        const res = await request(stack.gateway).delete(path).set(as('memberA'));
+        const res = await request(ctx.stack.gateway).delete(path).set(as('memberA'));
         expect(res.status).toBe(405);
       }
-      const twice = await request(stack.gateway).post('/v2/query/events?all_tenants=1&all_tenants=0').set(as('admin')).send({});
+      const twice = await request(ctx.stack.gateway).post('/v2/query/events?all_tenants=1&all_tenants=0').set(as('admin')).send({});
       expect(twice.status).toBe(400);
       expect(twice.body.error_message.faultstring).toBe('Parameter all_tenants was given several times');
     });
@@ -132,18 +126,18 @@ describe('group A: query surface (FerretDB)', () => {
     let stored: Event;
     beforeAll(async () => {
       [stored] = (await seed([
-        event({ type: 'roundtrip.test', generated: '2026-11-20T10:00:00.000001', project: stack.projectA, traits }),
+        event({ type: 'roundtrip.test', generated: '2026-11-20T10:00:00.000001', project: ctx.stack.projectA, traits }),
       ])) as [Event];
     });
 
     it('returns every trait, in order, byte for byte', async () => {
-      const res = await request(stack.gateway).get(`/v2/events/${stored.message_id}`).set(as('memberA'));
+      const res = await request(ctx.stack.gateway).get(`/v2/events/${stored.message_id}`).set(as('memberA'));
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ ...stored, generated: '2026-11-20T10:00:00.000001' });
       expect(res.text).toContain('"value":"9223372036854775807"');
     });
 
-    const find = async (qs: string) => ids(await request(stack.gateway).get(`/v2/events?${qs}`).set(as('memberA')));
+    const find = async (qs: string) => ids(await request(ctx.stack.gateway).get(`/v2/events?${qs}`).set(as('memberA')));
 
     it('filters on them exactly', async () => {
       const id = stored.message_id;
@@ -160,7 +154,7 @@ describe('group A: query surface (FerretDB)', () => {
 
     it('compares integers beyond 2^53 exactly in a complex query too', async () => {
       const query = (n: string) =>
-        request(stack.gateway)
+        request(ctx.stack.gateway)
           .post('/v2/query/events')
           .set(as('memberA'))
           .send({ filter: `{"and":[{"=":{"event_type":"roundtrip.test"}},{"=":{"beyond_2_53":${n}}}]}` });
@@ -178,7 +172,7 @@ describe('group A: query surface (FerretDB)', () => {
           event({
             type,
             generated: at(i),
-            project: stack.projectA,
+            project: ctx.stack.projectA,
             resource,
             traits: [{ name: 'vcpus', type: 'integer', value: String(i + 1) }],
           }),
@@ -186,7 +180,7 @@ describe('group A: query surface (FerretDB)', () => {
       );
     });
     const run = async (filter: unknown, extra: Record<string, unknown> = {}) => {
-      const res = await request(stack.gateway)
+      const res = await request(ctx.stack.gateway)
         .post('/v2/query/events')
         .set(as('memberA'))
         .send({ filter: JSON.stringify({ and: [{ '=': { resource_id: resource } }, filter] }), ...extra });
@@ -216,7 +210,7 @@ describe('group A: query surface (FerretDB)', () => {
     });
 
     it('returns the first page of everything visible for an empty body', async () => {
-      const res = await request(stack.gateway).post('/v2/query/events').set(as('memberA')).send({});
+      const res = await request(ctx.stack.gateway).post('/v2/query/events').set(as('memberA')).send({});
       expect(res.status).toBe(200);
       for (const e of seeded) expect(ids(res)).toContain(e.message_id);
     });
@@ -224,17 +218,17 @@ describe('group A: query surface (FerretDB)', () => {
 
   describe('discovery and health', () => {
     it('serves capabilities, the Panko versions document under /event, and public health checks', async () => {
-      const caps = await request(stack.gateway).get('/v2/capabilities/').set(as('readerA'));
+      const caps = await request(ctx.stack.gateway).get('/v2/capabilities/').set(as('readerA'));
       expect(caps.status).toBe(200);
       expect(caps.body).toEqual({
         api: { 'events:query:simple': true, 'events:query:complex': true },
         event_storage: { 'storage:production_ready': true },
       });
-      expect((await request(stack.gateway).get('/v2/capabilities')).status).toBe(401);
-      const versions = await request(stack.gateway).get('/event/');
+      expect((await request(ctx.stack.gateway).get('/v2/capabilities')).status).toBe(401);
+      const versions = await request(ctx.stack.gateway).get('/event/');
       expect(versions.body.versions.values[0]).toMatchObject({ id: 'v2', status: 'stable' });
       expect(versions.body.versions.values[0].links[0].href).toMatch(/\/event\/v2$/);
-      const health = await request(stack.gateway).get('/event/healthcheck');
+      const health = await request(ctx.stack.gateway).get('/event/healthcheck');
       expect(health.status).toBe(200);
       expect(health.text).toBe('OK');
     });

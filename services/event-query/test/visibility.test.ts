@@ -2,20 +2,14 @@
  * Group A visibility in every endpoint through the gateway on FerretDB: two projects side by side, an admin's own
  * project, events without a project and events scoped by tenant_id only.
  */
-import { startTestStack, type TestStack, uuid } from '@stratum/testing';
+import { type TestStack, uuid } from '@stratum/testing';
 import type { Event } from '@stratum/traits';
 import request from 'supertest';
-import { at, event, ids, seeder, tokenOf } from './crafted';
+import { at, craftedStack, event, ids } from './crafted';
 
 describe('group A: visibility (FerretDB)', () => {
-  let stack: TestStack;
-  const seed = seeder(() => stack);
-  const as = (who: keyof TestStack['personas']) => tokenOf(stack, who);
-
-  beforeAll(async () => {
-    stack = await startTestStack({ eventEnv: { EVENTS_MAX_LIMIT: '200' } });
-  });
-  afterAll(() => stack.close());
+  const ctx = craftedStack();
+  const { seed, as } = ctx;
 
   describe('visibility in every endpoint', () => {
     const typeA = `vis.a.${uuid().slice(0, 8)}`;
@@ -30,17 +24,27 @@ describe('group A: visibility (FerretDB)', () => {
 
     beforeAll(async () => {
       [a, b, own, none, tenantOnly] = (await seed([
-        event({ type: typeA, generated: at(1), project: stack.projectA, traits: [{ name: 'flavor', type: 'String', value: 'a-flavor' }] }),
-        event({ type: typeB, generated: at(2), project: stack.projectB, traits: [{ name: 'flavor', type: 'String', value: 'b-flavor' }] }),
-        event({ type: typeAdmin, generated: at(3), project: stack.personas.admin.projectId }),
+        event({
+          type: typeA,
+          generated: at(1),
+          project: ctx.stack.projectA,
+          traits: [{ name: 'flavor', type: 'String', value: 'a-flavor' }],
+        }),
+        event({
+          type: typeB,
+          generated: at(2),
+          project: ctx.stack.projectB,
+          traits: [{ name: 'flavor', type: 'String', value: 'b-flavor' }],
+        }),
+        event({ type: typeAdmin, generated: at(3), project: ctx.stack.personas.admin.projectId }),
         event({ type: typeNone, generated: at(4), project: null, traits: [{ name: 'flavor', type: 'String', value: 'no-project' }] }),
         // Scope from tenant_id when there is no project_id trait (older notifications).
-        event({ type: typeA, generated: at(5), traits: [{ name: 'tenant_id', type: 'String', value: stack.projectA }] }),
+        event({ type: typeA, generated: at(5), traits: [{ name: 'tenant_id', type: 'String', value: ctx.stack.projectA }] }),
       ])) as [Event, Event, Event, Event, Event];
     });
 
     const listIds = async (who: keyof TestStack['personas'], qs = '') =>
-      ids(await request(stack.gateway).get(`/v2/events?limit=200${qs}`).set(as(who)));
+      ids(await request(ctx.stack.gateway).get(`/v2/events?limit=200${qs}`).set(as(who)));
 
     it('list: a member sees their project only (project_id or tenant_id); a reader the same', async () => {
       for (const who of ['memberA', 'readerA'] as const) {
@@ -64,13 +68,13 @@ describe('group A: visibility (FerretDB)', () => {
     it('a member cannot lift the restriction with all_tenants (it is a trait filter for them), nor can a department admin', async () => {
       expect(await listIds('memberA', '&q.field=all_tenants&q.value=True')).toEqual([]);
       expect(await listIds('deptAdmin', '&q.field=all_tenants&q.value=True')).toEqual([]);
-      const types = await request(stack.gateway).get('/v2/event_types?all_tenants=true').set(as('deptAdmin'));
+      const types = await request(ctx.stack.gateway).get('/v2/event_types?all_tenants=true').set(as('deptAdmin'));
       expect(types.body).toEqual([]);
     });
 
     it('get: 404 for events outside the caller scope; admins may read any with all_tenants', async () => {
       const get = (who: keyof TestStack['personas'], id: string, qs = '') =>
-        request(stack.gateway).get(`/v2/events/${id}${qs}`).set(as(who));
+        request(ctx.stack.gateway).get(`/v2/events/${id}${qs}`).set(as(who));
       expect((await get('memberA', b.message_id)).status).toBe(404);
       expect((await get('memberA', none.message_id)).status).toBe(404);
       expect((await get('memberA', tenantOnly.message_id)).status).toBe(200);
@@ -84,7 +88,7 @@ describe('group A: visibility (FerretDB)', () => {
       const types = [typeA, typeB, typeAdmin, typeNone];
       const query = async (who: keyof TestStack['personas'], extra = {}) =>
         ids(
-          await request(stack.gateway)
+          await request(ctx.stack.gateway)
             .post('/v2/query/events')
             .set(as(who))
             .send({ filter: JSON.stringify({ in: { event_type: types } }), ...extra }),
@@ -97,7 +101,7 @@ describe('group A: visibility (FerretDB)', () => {
 
     it('event types: each caller sees the types of the events they may see', async () => {
       const types = async (who: keyof TestStack['personas'], qs = '') => {
-        const res = await request(stack.gateway).get(`/v2/event_types/${qs}`).set(as(who));
+        const res = await request(ctx.stack.gateway).get(`/v2/event_types/${qs}`).set(as(who));
         expect(res.status).toBe(200);
         expect(res.body).toEqual([...res.body].sort());
         return res.body as string[];
@@ -112,21 +116,21 @@ describe('group A: visibility (FerretDB)', () => {
     });
 
     it('trait descriptions and trait values: scoped too, values paged', async () => {
-      const desc = await request(stack.gateway).get(`/v2/event_types/${typeA}/traits/`).set(as('memberA'));
+      const desc = await request(ctx.stack.gateway).get(`/v2/event_types/${typeA}/traits/`).set(as('memberA'));
       expect(desc.body).toEqual([
         { name: 'flavor', type: 'String' },
         { name: 'project_id', type: 'String' },
         { name: 'service', type: 'String' },
         { name: 'tenant_id', type: 'String' },
       ]);
-      expect((await request(stack.gateway).get(`/v2/event_types/${typeA}/traits`).set(as('memberB'))).body).toEqual([]);
-      const values = await request(stack.gateway).get(`/v2/event_types/${typeA}/traits/flavor`).set(as('memberA'));
+      expect((await request(ctx.stack.gateway).get(`/v2/event_types/${typeA}/traits`).set(as('memberB'))).body).toEqual([]);
+      const values = await request(ctx.stack.gateway).get(`/v2/event_types/${typeA}/traits/flavor`).set(as('memberA'));
       expect(values.body).toEqual([{ name: 'flavor', type: 'String', value: 'a-flavor' }]);
-      expect((await request(stack.gateway).get(`/v2/event_types/${typeB}/traits/flavor`).set(as('memberA'))).body).toEqual([]);
-      const paged = await request(stack.gateway).get(`/v2/event_types/${typeA}/traits/service?limit=1`).set(as('memberA'));
+      expect((await request(ctx.stack.gateway).get(`/v2/event_types/${typeB}/traits/flavor`).set(as('memberA'))).body).toEqual([]);
+      const paged = await request(ctx.stack.gateway).get(`/v2/event_types/${typeA}/traits/service?limit=1`).set(as('memberA'));
       expect(paged.body).toHaveLength(1);
       expect(paged.headers.link).toMatch(/\/v2\/event_types\/[^/]+\/traits\/service\?limit=1&marker=/);
-      expect((await request(stack.gateway).get(`/v2/event_types/${typeA}`).set(as('memberA'))).status).toBe(404);
+      expect((await request(ctx.stack.gateway).get(`/v2/event_types/${typeA}`).set(as('memberA'))).status).toBe(404);
     });
   });
 });

@@ -68,6 +68,8 @@ export class NotificationConsumer {
   private consumer?: Consumer;
   private dlq?: Publisher;
   private open: Pending[] = [];
+  /** Events in `open`. */
+  private openEvents = 0;
   private timer?: NodeJS.Timeout;
   private inFlight = 0;
   private readonly waiting: Pending[][] = [];
@@ -167,7 +169,8 @@ export class NotificationConsumer {
       return;
     }
     this.open.push(p);
-    if (this.open.reduce((n, x) => n + x.events.length, 0) >= this.opts.batchSize) this.cut();
+    this.openEvents += p.events.length;
+    if (this.openEvents >= this.opts.batchSize) this.cut();
     else if (!this.timer) this.timer = setTimeout(() => this.cut(), this.opts.batchWaitMs);
   }
 
@@ -178,6 +181,7 @@ export class NotificationConsumer {
     if (this.open.length === 0) return;
     const batch = this.open;
     this.open = [];
+    this.openEvents = 0;
     this.waiting.push(batch);
     this.pump();
   }

@@ -6,9 +6,9 @@
  * - a serialized event itself (Ceilometer's `http://` publisher body is an array of them; reference/events.md §13).
  */
 import type { Event } from '@stratum/traits';
-import { canonicalTimestamp, DTYPE_TO_TRAIT_TYPE } from '@stratum/traits';
+import { canonicalTimestamp, DTYPE_TO_TRAIT_TYPE, parseTraitType } from '@stratum/traits';
 import { ConversionError, convertValue, type EventConverter, type NotificationBody } from './definitions';
-import { parsePyJson } from './python';
+import { isJsonObject as isObject, mayHoldInexactNumbers, parsePyJson } from './python';
 import { verifySignature } from './signature';
 
 /** A record that is not a notification or a serialized event; the reason goes with it to the dead-letter queue. */
@@ -29,22 +29,21 @@ export interface Decoded {
   ignored?: string;
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
 /**
  * Parses a record's text (an AMQP body, a line of a file) into a JSON value, unwrapping the oslo 2.0 envelope.
  * @throws RejectedRecord when it is not JSON.
  */
 export function parseRecord(text: string | Buffer): unknown {
+  const s = typeof text === 'string' ? text : text.toString('utf8');
   let value: unknown;
   try {
-    value = parsePyJson(typeof text === 'string' ? text : text.toString('utf8'));
+    // The 2.0 envelope's values are strings, so JSON.parse reads it exactly; only its inner text needs parsePyJson.
+    value = JSON.parse(s);
   } catch (err) {
     throw new RejectedRecord(`not valid JSON: ${(err as Error).message}`);
   }
-  return unwrapEnvelope(value);
+  if (isObject(value) && typeof value['oslo.message'] === 'string') return unwrapEnvelope(value);
+  return mayHoldInexactNumbers(s) ? parsePyJson(s) : value;
 }
 
 /** `{"oslo.version","oslo.message": "<JSON text>"}` → the message; anything else unchanged. */
@@ -135,14 +134,8 @@ export function fromSerialized(e: Record<string, unknown>, secret: string | unde
     let value: unknown;
     if (Array.isArray(t) && t.length === 3) [name, dtype, value] = t;
     else if (isObject(t)) ({ name, type: dtype, value } = t);
-    const type = typeof dtype === 'number' ? DTYPE_TO_TRAIT_TYPE[dtype] : undefined;
-    const named =
-      typeof dtype === 'string'
-        ? ({ string: 'String', text: 'String', integer: 'integer', int: 'integer', float: 'float', datetime: 'datetime' } as const)[
-            dtype.toLowerCase()
-          ]
-        : undefined;
-    const traitType = type ?? named;
+    const traitType =
+      typeof dtype === 'number' ? DTYPE_TO_TRAIT_TYPE[dtype] : typeof dtype === 'string' ? parseTraitType(dtype) : undefined;
     if (typeof name !== 'string' || name === '' || !traitType || value === null || value === undefined) {
       throw new RejectedRecord(`event ${e.message_id}: trait ${i} is not [name, dtype 1-4, value]`);
     }

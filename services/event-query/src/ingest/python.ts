@@ -22,11 +22,25 @@ function parseNumber(text: string): number | LosslessNumber {
  */
 export function parsePyJson(text: string): unknown {
   // Most bodies hold no such number; JSON.parse is several times faster than the lossless parser.
-  return MAYBE_INEXACT.test(text) ? parse(text, null, parseNumber) : JSON.parse(text);
+  return mayHoldInexactNumbers(text) ? parse(text, null, parseNumber) : JSON.parse(text);
 }
 
-/** Text that may hold an integer beyond 2^53, an integral float (`1.0`) or an exponent; false positives are harmless. */
-const MAYBE_INEXACT = /\d{16}|\d\.0+(?![0-9])|\d[eE][+-]?\d/;
+/**
+ * Number tokens (after `:`, `[` or `,`) that JSON.parse would not keep as Python reads them: 16+ digit integers,
+ * integral floats (`1.0`) and exponents. Text inside strings can match too (a false positive only costs speed);
+ * dotted text such as `"2.0"` or `"10.0.0.1"` does not, since no `:`/`[`/`,` precedes its digits.
+ */
+const INEXACT_NUMBER = /[:[,]\s*-?(?:\d{16}|\d+\.0+\s*[,\]}]|\d+(?:\.\d+)?[eE])/;
+
+/** Whether `text` may hold a number `JSON.parse` would change (see INEXACT_NUMBER). */
+export function mayHoldInexactNumbers(text: string): boolean {
+  return INEXACT_NUMBER.test(text);
+}
+
+/** A JSON object (not an array, not a number kept as LosslessNumber). */
+export function isJsonObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) && !isLosslessNumber(v);
+}
 
 /** JSON text of a value from `parsePyJson`, numbers written as they arrived. */
 export function stringifyPyJson(value: unknown): string {

@@ -6,11 +6,7 @@
  * it into bytes and every dict into a key-sorted dict, so its `str()` is Python's repr with `b'…'` strings.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { pyRepr, pyStr } from './python';
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v) && !('isLosslessNumber' in v);
-}
+import { isJsonObject as isObject, pyRepr, pyStr } from './python';
 
 /** `decode_unicode`: dicts rebuilt in sorted key order, recursively (strings become bytes at repr time). */
 function sortedDeep(v: unknown): unknown {
