@@ -19,6 +19,7 @@ import { ensureSecret, ensureTokensFile, SAMPLE_PROJECT_ID } from '../src/tokens
 import { rowsTable, type ScenarioRow, toRow } from './autocannon';
 import { eventsBench } from './events';
 import { ingestBench } from './ingest';
+import { lbaasBench } from './lbaas';
 
 interface Scenario {
   name: string;
@@ -107,6 +108,7 @@ const SUITES: Record<string, { title: string; run: (seconds: number, connections
   skeleton: { title: 'Walking skeleton: one read per group', run: skeletonBench },
   events: { title: 'Event query at a million events', run: eventsBench },
   ingest: { title: 'Event ingestion through RabbitMQ', run: ingestBench },
+  lbaas: { title: 'Load balancer quotas at 10,000 projects', run: (seconds) => lbaasBench(seconds) },
 };
 
 /** Replaces (or appends) the `## title` section of the markdown `doc`. */

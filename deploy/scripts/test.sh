@@ -1,11 +1,14 @@
 #!/bin/sh
-# `npm test`: install what a fresh machine lacks, typecheck, lint, then run the unit and integration tests
+# `npm test`: install what a fresh machine lacks (pnpm and dependencies, FerretDB, the OpenStack clients), typecheck,
+# lint, then run the unit and integration tests
 # (integration tests start FerretDB on the local PostgreSQL, a fresh database per run).
 # Ends with a plain "tests: N passed, N failed" line.
 set -eu
 ROOT=$(CDPATH= cd -- "$(dirname -- "$0")/../.." && pwd)
 sh "$ROOT/deploy/scripts/ensure-pnpm.sh"
 sh "$ROOT/deploy/scripts/install-ferretdb.sh"
+# The official OpenStack clients (Debian packages) that the compatibility tests drive.
+sh "$ROOT/deploy/scripts/install-openstack-clients.sh"
 cd "$ROOT"
 pnpm exec tsc -p tsconfig.json --noEmit
 pnpm exec biome check .

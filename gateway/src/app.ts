@@ -105,12 +105,22 @@ export function buildGateway(deps: GatewayDeps): Express {
       proxies[r.group](req, res, next);
       return;
     }
-    const token = req.headers['x-auth-token'] ?? (r.path === INGEST_PATH ? basicPassword(req.headers.authorization) : undefined);
+    const token =
+      req.headers['x-auth-token'] ?? (r.kind === 'proxy' && r.path === INGEST_PATH ? basicPassword(req.headers.authorization) : undefined);
     delete req.headers.authorization;
     const identity: Identity | null = typeof token === 'string' && token !== '' ? await tokens.validate(token) : null;
     if (!identity) {
       res.status(401).setHeader('WWW-Authenticate', `Keystone uri="${externalBaseUrl(req)}/identity"`);
       res.json(UNAUTHORIZED);
+      return;
+    }
+    if (r.kind === 'identity') {
+      next(
+        new AppError(
+          403,
+          'This endpoint is not Keystone: identity look-ups are not served here. Give project IDs, or point the client at Keystone.',
+        ),
+      );
       return;
     }
     for (const h of CLIENT_IDENTITY_HEADERS) delete req.headers[h];

@@ -53,12 +53,23 @@ export const GROUPS: Record<Group, GroupSpec> = {
 
 const startsWithSegment = (path: string, prefix: string) => path === prefix || path.startsWith(`${prefix}/`);
 
+/**
+ * Keystone v3 collections that the official CLI looks up on the service endpoint itself when it is given an endpoint
+ * and a token without Keystone (`--os-auth-type admin_token --os-endpoint URL`): `loadbalancer quota set <project>`
+ * first asks `GET <URL>/projects/<id>`. A 404 there stops the CLI ("No project with a name or ID of … exists."); a 403
+ * makes it use the id as given (osc `identity_common._find_identity_resource`), as against a Keystone that does not
+ * let the caller read projects. So the gateway answers these look-ups 403 to any valid token.
+ */
+export const IDENTITY_LOOKUPS = ['/projects', '/domains', '/users', '/groups', '/roles'];
+
 /** Where a request path goes. */
 export type Resolution =
   | { kind: 'proxy'; group: Group /** path for the upstream (group prefix removed) */; path: string; prefix: string }
   | { kind: 'versions'; group: Group; prefix: string }
   /** `<prefix>/healthcheck`: the group's own health check, public like Panko's and Octavia's. */
   | { kind: 'health'; group: Group; prefix: string }
+  /** A Keystone look-up (IDENTITY_LOOKUPS) at the root or under a group's prefix. */
+  | { kind: 'identity' }
   | { kind: 'none' };
 
 /** Resolves a path (no query string). */
@@ -74,5 +85,8 @@ export function resolve(path: string): Resolution {
   for (const [group, spec] of Object.entries(GROUPS) as [Group, GroupSpec][]) {
     for (const p of spec.paths) if (startsWithSegment(path, p)) return { kind: 'proxy', group, path, prefix: '' };
   }
+  const inner = Object.values(GROUPS).find((spec) => startsWithSegment(path, spec.prefix));
+  const rest = inner ? path.slice(inner.prefix.length) : path;
+  if (IDENTITY_LOOKUPS.some((p) => startsWithSegment(rest, p))) return { kind: 'identity' };
   return { kind: 'none' };
 }

@@ -84,6 +84,14 @@ describe('gateway: identity, routing and documents', () => {
     expect(res.body.quota).toHaveProperty('load_balancer');
   });
 
+  it('answers Keystone look-ups on its own endpoints 403 to a valid token (so the official CLI uses ids as given), 401 without one', async () => {
+    for (const path of ['/load-balancer/projects/abc', '/projects', '/event/users/u1', '/domains?name=x']) {
+      const res = await request(stack.gateway).get(path).set('X-Auth-Token', stack.personas.memberA.token);
+      expect([path, res.status, res.body.error?.title]).toEqual([path, 403, 'Forbidden']);
+    }
+    expect((await request(stack.gateway).get('/load-balancer/projects/abc')).status).toBe(401);
+  });
+
   it('answers 404 for a path no group serves', async () => {
     const res = await request(stack.gateway).get('/v9/nothing').set('X-Auth-Token', stack.personas.admin.token);
     expect(res.status).toBe(404);

@@ -107,6 +107,17 @@ export function identityOf(res: Response): Identity {
 }
 
 /** Unknown path → 404 in the group's shape. */
+/**
+ * A handler for the other methods of a route: 405 with `Allow` (as pecan and Pecan/WSME services answer).
+ * @param allow the route's methods, e.g. `GET, POST`.
+ */
+export function methodNotAllowed(allow: string): RequestHandler {
+  return (_req, res) => {
+    res.setHeader('Allow', allow);
+    throw new AppError(405, 'The method is not allowed for the requested URL.');
+  };
+}
+
 export function notFound(): RequestHandler {
   return (_req, _res, next) => next(new AppError(404, 'The resource could not be found.'));
 }

@@ -31,8 +31,11 @@ export interface TestStack {
   gateway: Express;
   /** Base URLs of the services, to prove they refuse requests that bypass the gateway. */
   serviceUrls: { eventQuery: string; lbaasQuota: string; domainQuota: string };
-  /** admin: cloud admin; memberA/readerA: project A; memberB: project B; deptAdmin: admin of department `deptDomainId`. */
-  personas: Record<'admin' | 'memberA' | 'readerA' | 'memberB' | 'deptAdmin', Persona>;
+  /**
+   * admin: cloud admin; memberA/readerA: project A; memberB: project B; deptAdmin: admin of department `deptDomainId`;
+   * service: a service user (role `service` on the service project), as a load balancer service calls with.
+   */
+  personas: Record<'admin' | 'memberA' | 'readerA' | 'memberB' | 'deptAdmin' | 'service', Persona>;
   projectA: string;
   projectB: string;
   deptDomainId: string;
@@ -94,6 +97,7 @@ export async function startTestStack(opts: TestStackOptions = {}): Promise<TestS
     readerA: persona(['reader'], projectA, 'default'),
     memberB: persona(['member', 'reader'], projectB, 'default'),
     deptAdmin: persona(['admin'], null, deptDomainId),
+    service: persona(['service'], `service-${hex(4)}`, 'default'),
   };
   const file: TokensFile = { tokens: {} };
   for (const p of Object.values(personas)) {

@@ -110,6 +110,75 @@ describe('group B: load balancer quotas through the gateway', () => {
     expect(new Set(seen).size).toBe(seen.length);
   });
 
+  /** Follows `rel` links from `url`, collecting project ids page by page. */
+  async function walk(url: string, rel: 'next' | 'previous'): Promise<string[][]> {
+    const pages: string[][] = [];
+    let next: string | undefined = url;
+    for (let i = 0; next && i < 200; i++) {
+      const res: request.Response = await request(stack.gateway).get(next).set(as('admin'));
+      expect(res.status).toBe(200);
+      pages.push(res.body.quotas.map((q: { project_id: string }) => q.project_id));
+      const link: { href: string } | undefined = res.body.quotas_links.find((l: { rel: string }) => l.rel === rel);
+      next = link ? new URL(link.href).pathname + new URL(link.href).search : undefined;
+    }
+    return pages;
+  }
+
+  it('B1 pages backwards: previous links and page_reverse walk the same records in the same order; sort desc reverses it', async () => {
+    for (let i = 0; i < 5; i++) await putQuota(project(), { member: 2 });
+    const forward = await walk('/v2.0/lbaas/quotas?limit=2', 'next');
+    const all = forward.flat();
+    expect(all.length).toBeGreaterThanOrEqual(5);
+    expect([...all].sort()).toEqual(all);
+    // From the last page, the previous links lead back to the first, each page in ascending order.
+    const lastPage = forward.at(-1) as string[];
+    const lastMarker = all[all.length - lastPage.length - 1] as string;
+    const backward = await walk(`/v2.0/lbaas/quotas?limit=2&marker=${lastMarker}`, 'previous');
+    expect(backward.reverse().flat()).toEqual(all);
+    for (const page of backward) expect([...page].sort()).toEqual(page);
+    // page_reverse with a marker gives the records just before it.
+    const before = await request(stack.gateway).get(`/v2.0/lbaas/quotas?limit=2&marker=${all[3]}&page_reverse=True`).set(as('admin'));
+    expect(before.body.quotas.map((q: { project_id: string }) => q.project_id)).toEqual([all[1], all[2]]);
+    expect(before.body.quotas_links.map((l: { rel: string }) => l.rel).sort()).toEqual(['next', 'previous']);
+    // Descending order, by either spelling of the sort parameters.
+    expect((await walk('/v2.0/lbaas/quotas?limit=3&sort=project_id:desc', 'next')).flat()).toEqual([...all].reverse());
+    expect((await walk('/v2.0/lbaas/quotas?limit=3&sort_key=project_id&sort_dir=desc', 'next')).flat()).toEqual([...all].reverse());
+    // limit=0 (Octavia: no limit) is the largest page.
+    const unlimited = await request(stack.gateway).get('/v2.0/lbaas/quotas?limit=0').set(as('admin'));
+    expect(unlimited.body.quotas.map((q: { project_id: string }) => q.project_id)).toEqual(all);
+  });
+
+  it.each([
+    ['sort=load_balancer:asc', "Supplied sort key 'load_balancer' is not valid."],
+    ['sort=project_id:up', "Supplied sort direction 'up' is not valid."],
+    ['limit=abc', "Supplied pagination limit 'abc' is not valid."],
+    ['page_reverse=maybe', "Supplied page_reverse 'maybe' is not valid."],
+    ['tenant_id=x', 'One or more arguments are either duplicate or invalid'],
+    ['project_id=a&project_id=b', 'One or more arguments are either duplicate or invalid'],
+  ])('B1 with %s is a 400: %s', async (query, message) => {
+    const res = await request(stack.gateway).get(`/v2.0/lbaas/quotas?${query}`).set(as('admin'));
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ faultcode: 'Client', faultstring: message, debuginfo: null });
+  });
+
+  it('every Octavia prefix serves the same records, and a department admin is not a cloud admin here', async () => {
+    const p = project();
+    await putQuota(p, { l7policy: 9 });
+    for (const prefix of ['/v2.0/lbaas', '/v2/lbaas', '/v2.0', '/v2', '/load-balancer/v2.0/lbaas']) {
+      const res = await request(stack.gateway).get(`${prefix}/quotas/${p}`).set(as('admin'));
+      expect([prefix, res.status, res.body.quota?.l7policy]).toEqual([prefix, 200, 9]);
+    }
+    expect((await request(stack.gateway).get(`/v2.0/lbaas/quotas/${p}`).set(as('deptAdmin'))).status).toBe(403);
+    expect(
+      (
+        await request(stack.gateway)
+          .put(`/v2.0/lbaas/quotas/${p}`)
+          .set(as('deptAdmin'))
+          .send({ quota: { pool: 1 } })
+      ).status,
+    ).toBe(403);
+  });
+
   it('B4 resets to the defaults with 204 and no body; a project without a record is 404', async () => {
     const p = project();
     await putQuota(p, { listener: 1 });
@@ -178,6 +247,13 @@ describe('group B: load balancer quotas through the gateway', () => {
       .set('Content-Type', 'text/plain')
       .send('pool=1');
     expect(text.status).toBe(415);
+  });
+
+  it('answers 405 with Allow to the methods Octavia does not route', async () => {
+    const post = await request(stack.gateway).post('/v2.0/lbaas/quotas').set(as('admin')).send({ quota: {} });
+    expect([post.status, post.headers.allow]).toEqual([405, 'GET']);
+    const put = await request(stack.gateway).put(`/v2.0/lbaas/quotas/${project()}/default`).set(as('admin')).send({ quota: {} });
+    expect([put.status, put.headers.allow, put.body.faultcode]).toEqual([405, 'GET', 'Client']);
   });
 
   it('B1 rejects an unknown filter and an unknown field with 400', async () => {

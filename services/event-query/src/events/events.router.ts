@@ -4,7 +4,7 @@
  * `GET /v2/event_types`, `/v2/event_types/{type}/traits`, `/v2/event_types/{type}/traits/{name}`,
  * `GET /v2/capabilities`. Trailing slashes are accepted (python-pankoclient sends them).
  */
-import { AppError, externalBaseUrl, identityOf } from '@stratum/http-kit';
+import { AppError, externalBaseUrl, identityOf, methodNotAllowed } from '@stratum/http-kit';
 import { type Request, type Response, Router } from 'express';
 import { parseQueryJson } from './events.complex';
 import { eventJson, eventsJson } from './events.model';
@@ -31,13 +31,6 @@ function setNextLink(req: Request, response: Response, page: Page<unknown>, para
   params.set('marker', page.next);
   const prefix = (req.headers['x-forwarded-prefix'] as string | undefined) ?? '';
   response.setHeader('Link', `<${externalBaseUrl(req, prefix)}${req.path.replace(/\/$/, '')}?${params}>; rel="next"`);
-}
-
-function methodNotAllowed(allow: string) {
-  return (_req: Request, response: Response) => {
-    response.setHeader('Allow', allow);
-    throw new AppError(405, 'The method is not allowed for the requested URL.');
-  };
 }
 
 export function eventsRouter(events: EventsService): Router {

@@ -7,7 +7,7 @@
  * (`records[i]: …`). Answers 200 `{"stored": n, "duplicates": m}`; a duplicate message_id is not stored again.
  * Admin only (ingest.policy.ts), 403 otherwise; 503 when the store is down (the publisher may retry).
  */
-import { AppError } from '@stratum/http-kit';
+import { AppError, methodNotAllowed } from '@stratum/http-kit';
 import type { Identity } from '@stratum/identity';
 import type { Event } from '@stratum/traits';
 import { type Request, type Response, Router } from 'express';
@@ -50,9 +50,6 @@ export function ingestRouter(ingest: IngestService, decode: DecodeOptions): Rout
       throw err;
     }
   });
-  r.all(INGEST_PATH, (_req, res) => {
-    res.setHeader('Allow', 'POST');
-    throw new AppError(405, 'Method not allowed.');
-  });
+  r.all(INGEST_PATH, methodNotAllowed('POST'));
   return r;
 }

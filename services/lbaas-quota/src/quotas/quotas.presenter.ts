@@ -3,6 +3,7 @@
  */
 import { LBAAS_IN_USE_NAME, LBAAS_NEW_NAME, LBAAS_RESOURCES, type LbaasResolved } from '@stratum/quota-items';
 import type { QuotaDoc } from './quotas.repository';
+import type { QuotaUsage } from './quotas.service';
 
 function pick<T extends Record<string, unknown>>(obj: T, fields: string[] | undefined): Partial<T> {
   if (!fields) return obj;
@@ -30,4 +31,14 @@ export function presentQuota(resolved: LbaasResolved, fields?: string[]): Record
   const out: Record<string, number> = {};
   for (const r of LBAAS_RESOURCES) out[r] = resolved[r];
   return pick(out, fields) as Record<string, number>;
+}
+
+/**
+ * A project's usage: `{"project_id", "<resource>": {"limit", "in_use"}, ...}` with effective limits (-1 unlimited),
+ * underscore spelling as the single quota objects.
+ */
+export function presentUsage(usage: QuotaUsage): Record<string, unknown> {
+  const out: Record<string, unknown> = { project_id: usage.projectId };
+  for (const r of LBAAS_RESOURCES) out[r] = { limit: usage.limits[r], in_use: usage.inUse[r] };
+  return out;
 }

@@ -1,70 +1,89 @@
 /**
- * The `lbaas_quotas` collection: one document per project,
- * `{_id: project_id, limits: {<resource>: int | null}, in_use: {<resource>: int}}`
- * (null limit = the deployment default applies, as Octavia's NULL column).
+ * The `lbaas_quotas` collection: one head document per project,
+ * `{_id: project_id, revision, limits: {<resource>: int | null}, in_use: {<resource>: int}}`
+ * (null limit = the deployment default applies, as Octavia's NULL column), and its revision log
+ * `lbaas_quotas.revisions`. Every change goes through `change`, a linearizable read-modify-write (@stratum/revisions),
+ * because FerretDB applies conditional updates non-atomically.
  */
 import type { LbaasLimits, LbaasResource } from '@stratum/quota-items';
 import { LBAAS_RESOURCES } from '@stratum/quota-items';
-import type { Collection, Db, Filter } from 'mongodb';
+import { type Decision, type Revision, RevisionedRecords } from '@stratum/revisions';
+import type { Db, Filter } from 'mongodb';
 
 export const LBAAS_QUOTAS_COLLECTION = 'lbaas_quotas';
 
-export interface QuotaDoc {
-  _id: string;
+/** A project's stored quota: its limits and its in_use counts. */
+export interface QuotaState {
   limits: LbaasLimits;
   in_use: Record<LbaasResource, number>;
 }
 
-const zeros = (): Record<LbaasResource, number> => Object.fromEntries(LBAAS_RESOURCES.map((r) => [r, 0])) as Record<LbaasResource, number>;
+/** A head document as lists read it. */
+export interface QuotaDoc extends QuotaState {
+  _id: string;
+  revision?: number;
+}
+
+/** The state of a project that was never written: every limit null (default), nothing in use. */
+export function emptyQuotaState(): QuotaState {
+  const limits = {} as LbaasLimits;
+  const inUse = {} as Record<LbaasResource, number>;
+  for (const r of LBAAS_RESOURCES) {
+    limits[r] = null;
+    inUse[r] = 0;
+  }
+  return { limits, in_use: inUse };
+}
+
+/** List order and window: keyset pagination on project_id. */
+export interface ListWindow {
+  projectId?: string;
+  /** Exclusive bound: rows after it in `direction` order (or before it when `reverse`). */
+  marker?: string;
+  /** Order of project_id (1 ascending, -1 descending). */
+  direction: 1 | -1;
+  /** Walk backwards from the marker (page_reverse): rows come back nearest to the marker first. */
+  reverse: boolean;
+  limit: number;
+}
 
 export class QuotasRepository {
-  private readonly col: Collection<QuotaDoc>;
+  private readonly records: RevisionedRecords<QuotaState>;
 
   constructor(db: Db) {
-    this.col = db.collection<QuotaDoc>(LBAAS_QUOTAS_COLLECTION);
+    this.records = new RevisionedRecords<QuotaState>(db, LBAAS_QUOTAS_COLLECTION);
   }
 
   /** Projects are keyed by `_id`, which MongoDB indexes already; nothing else to create. */
   async ensureIndexes(): Promise<void> {}
 
+  /** A project's current quota, or null when it has no record. */
   async findOne(projectId: string): Promise<QuotaDoc | null> {
-    return this.col.findOne({ _id: projectId });
+    const rev = await this.records.read(projectId);
+    return rev ? { _id: projectId, revision: rev.revision, ...rev.state } : null;
   }
 
   /**
-   * A page of records ordered by project_id.
-   * @param after exclusive lower bound (the marker) in that order.
+   * Linearizable change of one project's record (see RevisionedRecords.update): `decide` sees the current state (null
+   * when there is no record) and returns the next one, or none to leave it unchanged; it may throw to refuse.
    */
-  async list(opts: { projectId?: string; after?: string; limit: number }): Promise<QuotaDoc[]> {
-    const filter: Filter<QuotaDoc> = {};
-    if (opts.projectId !== undefined) filter._id = opts.projectId;
-    else if (opts.after !== undefined) filter._id = { $gt: opts.after };
-    return this.col.find(filter).sort({ _id: 1 }).limit(opts.limit).toArray();
+  change<R>(projectId: string, decide: (current: Revision<QuotaState> | null) => Decision<QuotaState, R>) {
+    return this.records.update(projectId, decide);
   }
 
   /**
-   * Sets the given limits (others unchanged; a new record gets null limits and zero in_use) in one atomic upsert.
-   * @returns the record after the change.
+   * Head records in project_id order, walking from the marker (forwards, or backwards when `reverse`).
+   * @returns up to `limit` records in walking order.
    */
-  async setLimits(projectId: string, limits: Partial<LbaasLimits>): Promise<QuotaDoc> {
-    const set: Record<string, number | null> = {};
-    const onInsert: Record<string, unknown> = { in_use: zeros() };
-    for (const r of LBAAS_RESOURCES) {
-      if (r in limits) set[`limits.${r}`] = limits[r] ?? null;
-      else onInsert[`limits.${r}`] = null;
+  async list(w: ListWindow): Promise<QuotaDoc[]> {
+    const filter: Filter<{ _id: string }> = {};
+    if (w.projectId !== undefined) filter._id = w.projectId;
+    else if (w.marker !== undefined) {
+      const forwardOp = w.direction === 1 ? '$gt' : '$lt';
+      const backwardOp = w.direction === 1 ? '$lt' : '$gt';
+      filter._id = { [w.reverse ? backwardOp : forwardOp]: w.marker };
     }
-    const update = Object.keys(set).length > 0 ? { $set: set, $setOnInsert: onInsert } : { $setOnInsert: onInsert };
-    const doc = await this.col.findOneAndUpdate({ _id: projectId }, update, { upsert: true, returnDocument: 'after' });
-    return doc as QuotaDoc;
-  }
-
-  /**
-   * Resets every limit to null (deployment default), keeping the record and its in_use counts (as Octavia).
-   * @param guard extra conditions that must hold atomically (e.g. no in_use above a default).
-   * @returns the record after the reset, or null when no record matched.
-   */
-  async resetLimits(projectId: string, guard: Filter<QuotaDoc> = {}): Promise<QuotaDoc | null> {
-    const set = Object.fromEntries(LBAAS_RESOURCES.map((r) => [`limits.${r}`, null]));
-    return this.col.findOneAndUpdate({ _id: projectId, ...guard }, { $set: set }, { returnDocument: 'after' });
+    const walk = (w.reverse ? -w.direction : w.direction) as 1 | -1;
+    return (await this.records.heads.find(filter).sort({ _id: walk }).limit(w.limit).toArray()) as unknown as QuotaDoc[];
   }
 }

@@ -1,20 +1,44 @@
 /**
  * Group B routes, mounted under `/v2.0/lbaas`, `/v2/lbaas`, `/v2.0` and `/v2` (Octavia serves all four).
  */
-import { AppError, externalBaseUrl, identityOf } from '@stratum/http-kit';
-import { isAdmin } from '@stratum/identity';
+import { AppError, externalBaseUrl, identityOf, methodNotAllowed } from '@stratum/http-kit';
 import { type Request, Router } from 'express';
 import { authorize, can } from './quotas.policy';
-import { presentListItem, presentQuota } from './quotas.presenter';
-import { parseListQuery, parseQuotaPut, parseShowQuery } from './quotas.schema';
+import { presentListItem, presentQuota, presentUsage } from './quotas.presenter';
+import type { QuotaDoc } from './quotas.repository';
+import { type ListQuery, parseCounts, parseListQuery, parseQuotaPut, parseShowQuery } from './quotas.schema';
 import type { QuotasService } from './quotas.service';
 
-/** The URL of this list page with another marker, as the client addressed it (through the gateway's prefix). */
-function pageLink(req: Request, marker: string): string {
+/** The URL of this list page with another marker (and page_reverse), as the client addressed it (through the gateway's prefix). */
+function pageLink(req: Request, marker: string, reverse: boolean): string {
   const url = new URL(req.originalUrl, 'http://placeholder');
   url.searchParams.set('marker', marker);
+  if (reverse) url.searchParams.set('page_reverse', 'True');
+  else url.searchParams.delete('page_reverse');
   const prefix = (req.headers['x-forwarded-prefix'] as string | undefined) ?? '';
   return `${externalBaseUrl(req, prefix)}${url.pathname}${url.search}`;
+}
+
+/**
+ * `quotas_links` of a page (Octavia's `[{"href","rel"}]`): `next` when records follow the page, `previous` when
+ * records precede it. Unlike Octavia, the markers are project ids, so following a link works.
+ */
+function pageLinks(req: Request, page: { docs: QuotaDoc[]; more: boolean }, input: ListQuery) {
+  const first = page.docs[0]?._id ?? input.marker;
+  const last = page.docs.at(-1)?._id ?? input.marker;
+  const hasNext = input.pageReverse ? input.marker !== undefined : page.more;
+  const hasPrevious = input.pageReverse ? page.more : input.marker !== undefined;
+  const links: { href: string; rel: 'next' | 'previous' }[] = [];
+  if (hasNext && last !== undefined) links.push({ href: pageLink(req, last, false), rel: 'next' });
+  if (hasPrevious && first !== undefined) links.push({ href: pageLink(req, first, true), rel: 'previous' });
+  return links;
+}
+
+/** @throws AppError 415 `Unknown mimetype: <type>` (Octavia's) for a body that is not JSON. */
+function requireJson(req: Request): void {
+  if (req.headers['content-type'] && !req.is('application/json')) {
+    throw new AppError(415, `Unknown mimetype: ${req.headers['content-type']}`);
+  }
 }
 
 export function quotasRouter(quotas: QuotasService): Router {
@@ -35,12 +59,14 @@ export function quotasRouter(quotas: QuotasService): Router {
       }
       projectId = identity.projectId ?? undefined;
     }
-    const page = await quotas.list({ projectId, marker: input.marker, limit: input.limit });
-    const last = page.docs.at(-1);
-    res.json({
-      quotas: page.docs.map((d) => presentListItem(d, input.fields)),
-      quotas_links: page.more && last ? [{ href: pageLink(req, last._id), rel: 'next' }] : [],
+    const page = await quotas.list({
+      projectId,
+      marker: input.marker,
+      limit: input.limit,
+      direction: input.direction,
+      reverse: input.pageReverse,
     });
+    res.json({ quotas: page.docs.map((d) => presentListItem(d, input.fields)), quotas_links: pageLinks(req, page, input) });
   });
 
   // Octavia's `/{pid}/default` and the `/defaults` the clients call (reference/lbaas-quota.md §1): both are the defaults.
@@ -57,20 +83,48 @@ export function quotasRouter(quotas: QuotasService): Router {
 
   r.put('/quotas/:projectId', async (req, res) => {
     authorize(identityOf(res), 'quota:put', { projectId: pid(req) });
-    if (req.headers['content-type'] && !req.is('application/json')) {
-      throw new AppError(415, `Unknown mimetype: ${req.headers['content-type']}`);
-    }
+    requireJson(req);
     const limits = parseQuotaPut(req.body);
     res.status(202).json({ quota: presentQuota(await quotas.update(pid(req), limits)) });
   });
 
   r.delete('/quotas/:projectId', async (req, res) => {
-    const identity = identityOf(res);
-    authorize(identity, 'quota:delete', { projectId: pid(req) });
-    const force = String(q(req).force ?? '').toLowerCase() === 'true';
-    await quotas.reset(pid(req), force && isAdmin(identity));
+    authorize(identityOf(res), 'quota:delete', { projectId: pid(req) });
+    await quotas.reset(pid(req), String(q(req).force ?? '').toLowerCase() === 'true');
     res.status(204).end();
   });
 
+  // Enforcement (not in Octavia's API): a load balancer service consumes before it creates and releases after it
+  // deletes; reconciliation sets absolute counts.
+  r.get('/quotas/:projectId/usage', async (req, res) => {
+    authorize(identityOf(res), 'quota:usage:get', { projectId: pid(req) });
+    res.json({ usage: presentUsage(await quotas.usage(pid(req))) });
+  });
+
+  r.post('/quotas/:projectId/usage', async (req, res) => {
+    authorize(identityOf(res), 'quota:usage:post', { projectId: pid(req) });
+    requireJson(req);
+    const action = req.body && typeof req.body === 'object' ? Object.keys(req.body) : [];
+    if (action.length !== 1 || (action[0] !== 'consume' && action[0] !== 'release')) {
+      throw new AppError(400, 'The body must hold exactly one action: "consume" or "release".');
+    }
+    const usage =
+      action[0] === 'consume'
+        ? await quotas.consume(pid(req), parseCounts(req.body, 'consume'))
+        : await quotas.release(pid(req), parseCounts(req.body, 'release'));
+    res.json({ usage: presentUsage(usage) });
+  });
+
+  r.put('/quotas/:projectId/usage', async (req, res) => {
+    authorize(identityOf(res), 'quota:usage:put', { projectId: pid(req) });
+    requireJson(req);
+    res.json({ usage: presentUsage(await quotas.setInUse(pid(req), parseCounts(req.body, 'in_use'))) });
+  });
+
+  // Octavia answers 405 to POST /quotas and PUT /{pid}/default.
+  r.all('/quotas', methodNotAllowed('GET'));
+  r.all(['/quotas/defaults', '/quotas/:projectId/default'], methodNotAllowed('GET'));
+  r.all('/quotas/:projectId', methodNotAllowed('GET, PUT, DELETE'));
+  r.all('/quotas/:projectId/usage', methodNotAllowed('GET, POST, PUT'));
   return r;
 }

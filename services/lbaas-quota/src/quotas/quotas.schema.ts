@@ -1,5 +1,5 @@
 /**
- * Group B request parsing: the PUT body and the list/show query parameters.
+ * Group B request parsing: the PUT body, the enforcement bodies and the list/show query parameters.
  *
  * Stricter than Octavia (reference/lbaas-quota.md §3): integers only, no string/float/bool coercion, and every
  * malformed body is a 400 (Octavia answers 500 to `{}`, `{"quota": 5}`, list/object values).
@@ -10,42 +10,61 @@ import { LBAAS_INPUT_NAMES, LBAAS_RESOURCES, type LbaasLimits, type LbaasResourc
 const bad = (m: string) => new AppError(400, m);
 
 /**
- * Parses `{"quota": {<resource>: int | null, ...}}`. Both spellings are accepted; when both are sent, the underscore
- * spelling (`load_balancer`, `health_monitor`) wins. Omitted keys are unchanged; null restores the default.
- * @throws AppError 400 with Octavia's messages.
+ * `body[wrapper]` as an object.
+ * @param argument the name Octavia gives the whole body in its messages (`quotas` for PUT).
+ * @throws AppError 400 when the body is not an object, has other top-level keys, or lacks an object `wrapper`.
  */
-export function parseQuotaPut(body: unknown): Partial<LbaasLimits> {
+function unwrap(body: unknown, argument: string, wrapper: string): Record<string, unknown> {
   if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw bad('Missing argument: "quotas"');
+    throw bad(`Missing argument: "${argument}"`);
   }
-  const keys = Object.keys(body);
-  const unknownTop = keys.filter((k) => k !== 'quota');
-  if (unknownTop.length > 0) throw bad(`Unknown attribute for argument quotas: ${unknownTop.join(', ')}`);
-  const quota = (body as Record<string, unknown>).quota;
-  if (quota === undefined) throw bad('Missing argument: "quota"');
-  if (quota === null || typeof quota !== 'object' || Array.isArray(quota)) {
-    throw bad(`Invalid input for field/attribute quota. Value: '${JSON.stringify(quota)}'. Value should be an object`);
+  const unknownTop = Object.keys(body).filter((k) => k !== wrapper);
+  if (unknownTop.length > 0) throw bad(`Unknown attribute for argument ${argument}: ${unknownTop.join(', ')}`);
+  const inner = (body as Record<string, unknown>)[wrapper];
+  if (inner === undefined) throw bad(`Missing argument: "${wrapper}"`);
+  if (inner === null || typeof inner !== 'object' || Array.isArray(inner)) {
+    throw bad(`Invalid input for field/attribute ${wrapper}. Value: '${JSON.stringify(inner)}'. Value should be an object`);
   }
-  const out: Partial<LbaasLimits> = {};
+  return inner as Record<string, unknown>;
+}
+
+/**
+ * Maps each key of `obj` (either spelling of a resource) through `check`; when both spellings of one resource are
+ * sent, the underscore spelling (`load_balancer`, `health_monitor`) wins.
+ * @throws AppError 400 `Unknown attribute for argument <argument>: <key>`, or what `check` throws.
+ */
+function byResource<T>(obj: Record<string, unknown>, argument: string, check: (key: string, value: unknown) => T) {
+  const out: Partial<Record<LbaasResource, T>> = {};
   const fromUnderscore = new Set<LbaasResource>();
-  for (const [key, value] of Object.entries(quota as Record<string, unknown>)) {
+  for (const [key, value] of Object.entries(obj)) {
     const resource = LBAAS_INPUT_NAMES[key];
-    if (!resource) throw bad(`Unknown attribute for argument quotas.quota: ${key}`);
-    if (value !== null) {
-      if (typeof value !== 'number' || !Number.isInteger(value)) {
-        throw bad(`Invalid input for field/attribute ${key}. Value: '${JSON.stringify(value)}'. Value should be an integer`);
-      }
-      if (value < MIN_QUOTA)
-        throw bad(`Invalid input for field/attribute ${key}. Value: '${value}'. Value should be greater or equal to ${MIN_QUOTA}`);
-      if (value > MAX_QUOTA)
-        throw bad(`Invalid input for field/attribute ${key}. Value: '${value}'. Value should be lower or equal to ${MAX_QUOTA}`);
-    }
+    if (!resource) throw bad(`Unknown attribute for argument ${argument}: ${key}`);
+    const checked = check(key, value);
     const isUnderscore = key === resource;
     if (fromUnderscore.has(resource) && !isUnderscore) continue;
     if (isUnderscore) fromUnderscore.add(resource);
-    out[resource] = value as number | null;
+    out[resource] = checked;
   }
   return out;
+}
+
+/**
+ * Parses `{"quota": {<resource>: int | null, ...}}`. Both spellings are accepted; when both are sent, the underscore
+ * spelling wins. Omitted keys are unchanged; null restores the default.
+ * @throws AppError 400 with Octavia's messages.
+ */
+export function parseQuotaPut(body: unknown): Partial<LbaasLimits> {
+  return byResource(unwrap(body, 'quotas', 'quota'), 'quotas.quota', (key, value) => {
+    if (value === null) return null;
+    if (typeof value !== 'number' || !Number.isInteger(value)) {
+      throw bad(`Invalid input for field/attribute ${key}. Value: '${JSON.stringify(value)}'. Value should be an integer`);
+    }
+    if (value < MIN_QUOTA)
+      throw bad(`Invalid input for field/attribute ${key}. Value: '${value}'. Value should be greater or equal to ${MIN_QUOTA}`);
+    if (value > MAX_QUOTA)
+      throw bad(`Invalid input for field/attribute ${key}. Value: '${value}'. Value should be lower or equal to ${MAX_QUOTA}`);
+    return value;
+  });
 }
 
 /** Attribute names a list item may be narrowed to with `fields`. */
@@ -84,31 +103,88 @@ export function parseFields(raw: unknown, allowed: Set<string>): string[] | unde
 export interface ListQuery {
   fields?: string[];
   projectId?: string;
+  /** Undefined: the largest page; 0 or less (or `infinite`) also means the largest page (Octavia: no limit). */
   limit?: number;
   marker?: string;
+  /** project_id order: 1 ascending (default), -1 descending. */
+  direction: 1 | -1;
+  pageReverse: boolean;
 }
 
-const LIST_PARAMS = new Set(['fields', 'project_id', 'limit', 'marker']);
+const LIST_PARAMS = new Set(['fields', 'project_id', 'limit', 'marker', 'page_reverse', 'sort', 'sort_key', 'sort_dir']);
+/** The one sort key: records are keyed and paged by project_id. */
+const SORT_KEYS = new Set(['project_id']);
 
-/** @throws AppError 400 for unknown or invalid parameters. */
+function direction(dir: string): 1 | -1 {
+  if (dir === 'asc') return 1;
+  if (dir === 'desc') return -1;
+  throw bad(`Supplied sort direction '${dir}' is not valid.`);
+}
+
+/**
+ * Parses list parameters as Octavia's PaginationHelper: `limit`, `marker`, `page_reverse`, `fields`, `project_id`,
+ * and `sort=project_id:desc` or `sort_key=project_id&sort_dir=desc`.
+ * @throws AppError 400 for unknown or invalid parameters (Octavia's messages).
+ */
 export function parseListQuery(query: Record<string, unknown>): ListQuery {
   for (const key of Object.keys(query)) {
     if (!LIST_PARAMS.has(key)) throw bad('One or more arguments are either duplicate or invalid');
   }
-  const out: ListQuery = { fields: parseFields(query.fields, LIST_ATTRIBUTES) };
   const one = (k: string): string | undefined => {
     const v = query[k];
     if (v === undefined) return undefined;
-    if (Array.isArray(v)) throw bad('One or more arguments are either duplicate or invalid');
-    return String(v);
+    if (Array.isArray(v) || typeof v !== 'string') throw bad('One or more arguments are either duplicate or invalid');
+    return v;
   };
+  const out: ListQuery = { fields: parseFields(query.fields, LIST_ATTRIBUTES), direction: 1, pageReverse: false };
   out.projectId = one('project_id');
   out.marker = one('marker');
   const limit = one('limit');
   if (limit !== undefined) {
-    if (!/^\d+$/.test(limit) || Number(limit) < 1) throw bad(`Supplied pagination limit '${limit}' is not valid.`);
-    out.limit = Number(limit);
+    if (limit === 'infinite') out.limit = 0;
+    else if (/^-?\d+$/.test(limit)) out.limit = Number(limit);
+    else throw bad(`Supplied pagination limit '${limit}' is not valid.`);
   }
+  const pageReverse = one('page_reverse');
+  if (pageReverse !== undefined) {
+    if (!/^(true|false)$/i.test(pageReverse)) throw bad(`Supplied page_reverse '${pageReverse}' is not valid.`);
+    out.pageReverse = pageReverse.toLowerCase() === 'true';
+  }
+  const sorts: [string, string][] = [];
+  const sort = one('sort');
+  if (sort !== undefined) {
+    for (const part of sort.split(',')) {
+      const [key = '', dir = 'asc'] = part.trim().split(':');
+      sorts.push([key, dir]);
+    }
+  }
+  const sortKey = one('sort_key');
+  if (sortKey !== undefined) {
+    const dirs = (one('sort_dir') ?? '').split(',').filter(Boolean);
+    for (const [i, key] of sortKey.split(',').entries()) sorts.push([key.trim(), dirs[i] ?? 'asc']);
+  } else if (one('sort_dir') !== undefined) sorts.push(['project_id', one('sort_dir') as string]);
+  for (const [key, dir] of sorts) {
+    if (!SORT_KEYS.has(key)) throw bad(`Supplied sort key '${key}' is not valid.`);
+    out.direction = direction(dir);
+  }
+  return out;
+}
+
+/**
+ * Parses `{"<wrapper>": {<resource>: count, ...}}` (consume, release, or absolute in_use). Both spellings are
+ * accepted (the underscore one wins when both are sent); counts are integers from 0 to 2000000000.
+ * @throws AppError 400 for a missing wrapper, an unknown resource, a non-integer or out-of-range count, or no resource.
+ */
+export function parseCounts(body: unknown, wrapper: string): Partial<Record<LbaasResource, number>> {
+  const out = byResource(unwrap(body, wrapper, wrapper), wrapper, (key, value) => {
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > MAX_QUOTA) {
+      throw bad(
+        `Invalid input for field/attribute ${key}. Value: '${JSON.stringify(value)}'. Value should be an integer from 0 to ${MAX_QUOTA}`,
+      );
+    }
+    return value;
+  });
+  if (Object.keys(out).length === 0) throw bad(`Invalid input for field/attribute ${wrapper}. Value: '{}'. Name at least one resource`);
   return out;
 }
 

@@ -1,0 +1,177 @@
+/**
+ * Linearizable read-modify-write of records, on MongoDB and on FerretDB 1.x alike.
+ *
+ * Why not `findOneAndUpdate` with a condition: FerretDB 1.x has no transactions, and it applies an update's filter in
+ * its own process, then writes the document back by `_id` (handler/common/update.go → `UPDATE … WHERE _id = $2`), so
+ * two concurrent conditional updates of one document can both match and the last write wins. The only atomic
+ * primitive that FerretDB and MongoDB share is the unique `_id`: an insert either creates the document or fails with
+ * E11000.
+ *
+ * So every change of a record is a new revision, claimed by inserting `{_id: "<key>@<n>"}` into a log collection.
+ * Whoever inserts revision n + 1 first has made the change (the insert is the commit point); every other writer that
+ * read revision n retries on the new state. The current state of a key is its head document, rolled forward over any
+ * log entries newer than the head. Heads are what lists and filters read; they converge on the latest revision (a
+ * writer re-checks the log after writing its head and repairs it when a writer on another replica got ahead).
+ *
+ * Within one process, updates of one key are queued, so contention costs retries only between replicas.
+ *
+ * Collections: `<name>` (heads: `{_id: key, revision, ...state}`) and `<name>.revisions`
+ * (`{_id: "<key>@<n>", key, revision, state, at}`; the newest `keep` revisions of each key are kept).
+ */
+import type { Collection, Db, Document } from 'mongodb';
+
+/** A record's state at one revision (revisions count from 1; a key never written has none). */
+export interface Revision<S> {
+  revision: number;
+  state: S;
+}
+
+/** What an update decided: `next` (undefined = no change) and the caller's result. */
+export interface Decision<S, R> {
+  next?: S;
+  result: R;
+}
+
+/** Raised when a key stayed contended for every attempt (Octavia's 503 `Project busy` situation). */
+export class RevisionConflictError extends Error {
+  constructor(readonly key: string) {
+    super(`record ${key} is busy: too many concurrent changes`);
+    this.name = 'RevisionConflictError';
+  }
+}
+
+interface LogDoc<S> {
+  _id: string;
+  key: string;
+  revision: number;
+  state: S;
+  at: Date;
+}
+
+type HeadDoc = Document & { _id: string; revision: number };
+
+export interface RevisionedRecordsOptions {
+  /** Log entries kept per key below the newest; must exceed the number of replicas writing one key at once. Default 64. */
+  keep?: number;
+  /** Attempts before RevisionConflictError. Default 40. */
+  maxAttempts?: number;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** E11000 (duplicate key), as MongoDB and FerretDB report it. */
+export function isDuplicateKeyError(e: unknown): boolean {
+  return typeof e === 'object' && e !== null && (e as { code?: unknown }).code === 11000;
+}
+
+/** The log `_id` of revision `n` of `key` (unique: a revision is digits, so the last `@` splits it). */
+export const revisionId = (key: string, n: number) => `${key}@${n}`;
+
+/**
+ * Records of state `S` (a plain object without `_id` or `revision` keys) keyed by string.
+ */
+export class RevisionedRecords<S extends Document> {
+  /** Heads: one document per key, the state's fields at top level plus `revision`. Query these for lists. */
+  readonly heads: Collection<HeadDoc>;
+  private readonly log: Collection<LogDoc<S>>;
+  private readonly queues = new Map<string, Promise<unknown>>();
+  private readonly keep: number;
+  private readonly maxAttempts: number;
+
+  constructor(db: Db, name: string, opts: RevisionedRecordsOptions = {}) {
+    this.heads = db.collection<HeadDoc>(name);
+    this.log = db.collection<LogDoc<S>>(`${name}.revisions`);
+    this.keep = opts.keep ?? 64;
+    this.maxAttempts = opts.maxAttempts ?? 40;
+  }
+
+  /** The state of a head document (its fields without `_id` and `revision`). */
+  static stateOf<S>(head: Document): S {
+    const { _id, revision, ...state } = head;
+    return state as S;
+  }
+
+  /** The current revision of `key`, or null when it was never written. */
+  async read(key: string): Promise<Revision<S> | null> {
+    const head = await this.heads.findOne({ _id: key });
+    return this.rollForward(key, head ? { revision: head.revision, state: RevisionedRecords.stateOf<S>(head) } : null);
+  }
+
+  private async rollForward(key: string, from: Revision<S> | null): Promise<Revision<S> | null> {
+    let current = from;
+    for (;;) {
+      const next = await this.log.findOne({ _id: revisionId(key, (current?.revision ?? 0) + 1) });
+      if (!next) return current;
+      current = { revision: next.revision, state: next.state };
+    }
+  }
+
+  /**
+   * Reads the current revision of `key`, asks `decide` what to do, and commits `next` as the following revision if
+   * no one else committed one in between (else reads again and asks again). `decide` may throw to refuse; it must
+   * have no side effects, as it may run several times.
+   * @returns the result of the call of `decide` whose decision took effect, and the revision it left.
+   * @throws RevisionConflictError after `maxAttempts` lost races; store errors as the driver raises them.
+   */
+  update<R>(key: string, decide: (current: Revision<S> | null) => Decision<S, R>): Promise<{ result: R; current: Revision<S> | null }> {
+    const prev = this.queues.get(key) ?? Promise.resolve();
+    const run = prev.then(
+      () => this.updateNow(key, decide),
+      () => this.updateNow(key, decide),
+    );
+    this.queues.set(key, run);
+    const forget = () => {
+      if (this.queues.get(key) === run) this.queues.delete(key);
+    };
+    run.then(forget, forget);
+    return run;
+  }
+
+  private async updateNow<R>(
+    key: string,
+    decide: (current: Revision<S> | null) => Decision<S, R>,
+  ): Promise<{ result: R; current: Revision<S> | null }> {
+    for (let attempt = 1; ; attempt++) {
+      const current = await this.read(key);
+      const { next, result } = decide(current);
+      if (next === undefined) return { result, current };
+      const revision = (current?.revision ?? 0) + 1;
+      try {
+        await this.log.insertOne({ _id: revisionId(key, revision), key, revision, state: next, at: new Date() });
+      } catch (e) {
+        if (!isDuplicateKeyError(e)) throw e;
+        if (attempt >= this.maxAttempts) throw new RevisionConflictError(key);
+        // Another replica committed this revision; back off a little, with jitter, and decide again on its state.
+        await sleep(Math.random() * Math.min(50, 2 * attempt));
+        continue;
+      }
+      const committed = { revision, state: next };
+      // The log entry is the commit; a failed head write only delays the head (readers roll forward).
+      await this.publish(key, committed).catch(() => undefined);
+      return { result, current: committed };
+    }
+  }
+
+  /** Writes the head, then repairs it while a newer revision exists (a concurrent writer may have written first). */
+  private async publish(key: string, rev: Revision<S>): Promise<void> {
+    let latest = rev;
+    for (let i = 0; i < this.keep; i++) {
+      await this.writeHead(key, latest);
+      const newer = (await this.rollForward(key, latest)) as Revision<S>;
+      if (newer.revision === latest.revision) break;
+      latest = newer;
+    }
+    if (rev.revision > this.keep) await this.log.deleteOne({ _id: revisionId(key, rev.revision - this.keep) });
+  }
+
+  private async writeHead(key: string, rev: Revision<S>): Promise<void> {
+    const doc = { ...rev.state, revision: rev.revision };
+    if ((await this.heads.replaceOne({ _id: key }, doc)).matchedCount > 0) return;
+    try {
+      await this.heads.insertOne({ _id: key, ...doc });
+    } catch (e) {
+      if (!isDuplicateKeyError(e)) throw e;
+      await this.heads.replaceOne({ _id: key }, doc); // another replica created it first
+    }
+  }
+}
