@@ -105,11 +105,20 @@ function psql(sql: string): void {
   });
 }
 
-/** Creates a fresh PostgreSQL database for one run. @returns its URL. */
+/**
+ * Creates a fresh PostgreSQL database for one run. @returns its URL.
+ *
+ * It is created with `plan_cache_mode = force_custom_plan`, set before FerretDB opens its connections (a connection
+ * keeps the mode it started with): FerretDB sends the field name of a pushed-down filter as a parameter
+ * (`_jsonb -> $1 @> $2`), and only a plan made for the actual name can use an index on `_jsonb -> 'field'`.
+ * Measured on 10,000 documents: a `findOne` by `_id` took 7 ms (sequential scan) without it and 1.5 ms with it and
+ * the GIN twin of the `_id` index (deploy/src/ferretdb-pg.ts).
+ */
 export function createPgDatabase(name: string): string {
   if (!/^[a-z0-9_]+$/.test(name)) throw new Error(`bad database name ${name}`);
   psql(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   psql(`CREATE DATABASE ${name}`);
+  psql(`ALTER DATABASE ${name} SET plan_cache_mode = force_custom_plan`);
   return `${PG_ADMIN_URL}/${name}`;
 }
 

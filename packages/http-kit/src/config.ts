@@ -13,6 +13,11 @@ export const BaseServiceEnv = z.object({
   MONGODB_DATABASE: z.string().min(1).default('stratum'),
   /** Shared secret the gateway signs forwarded identities with. Required: a service never trusts unsigned headers. */
   STRATUM_IDENTITY_SECRET: z.string().min(16, 'STRATUM_IDENTITY_SECRET must be at least 16 characters'),
+  /**
+   * Redis for caches shared by replicas (`redis://host:6379/0`). Empty: an in-process cache, right for one process
+   * (the embedded default); more than one replica needs Redis, or a replica would not see another's writes.
+   */
+  REDIS_URL: z.string().default(''),
   /** pino level. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });

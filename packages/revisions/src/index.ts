@@ -50,7 +50,21 @@ interface LogDoc<S> {
 
 type HeadDoc = Document & { _id: string; revision: number };
 
+/**
+ * A cache of heads in front of the store, for `peek` (implementations in @stratum/cache). Entries carry their
+ * revision and only ever move forward (`offer` ignores an older revision), so a slow reader filling a miss cannot
+ * hide a newer change. A cache that fails answers a miss; the store stays the truth.
+ */
+export interface RevisionCache {
+  /** The cached head: revision (0 = the key has no record) and the state's JSON, or null on a miss. */
+  get(key: string): Promise<{ revision: number; json: string } | null>;
+  /** Stores the head unless the cache holds a newer revision. Never throws. */
+  offer(key: string, revision: number, json: string): Promise<void>;
+}
+
 export interface RevisionedRecordsOptions {
+  /** Serves `peek` from this cache; every committed revision is offered to it. */
+  cache?: RevisionCache;
   /** Log entries kept per key below the newest; must exceed the number of replicas writing one key at once. Default 64. */
   keep?: number;
   /** Attempts before RevisionConflictError. Default 40. */
@@ -77,12 +91,14 @@ export class RevisionedRecords<S extends Document> {
   private readonly queues = new Map<string, Promise<unknown>>();
   private readonly keep: number;
   private readonly maxAttempts: number;
+  private readonly cache?: RevisionCache;
 
   constructor(db: Db, name: string, opts: RevisionedRecordsOptions = {}) {
     this.heads = db.collection<HeadDoc>(name);
     this.log = db.collection<LogDoc<S>>(`${name}.revisions`);
     this.keep = opts.keep ?? 64;
     this.maxAttempts = opts.maxAttempts ?? 40;
+    this.cache = opts.cache;
   }
 
   /** The state of a head document (its fields without `_id` and `revision`). */
@@ -91,10 +107,28 @@ export class RevisionedRecords<S extends Document> {
     return state as S;
   }
 
-  /** The current revision of `key`, or null when it was never written. */
-  async read(key: string): Promise<Revision<S> | null> {
+  /**
+   * The head of `key` without rolling forward: one lookup, for reads that may lag a change still being published
+   * (a writer answers only after publishing its head, so a caller sees its own changes). Null when never written.
+   */
+  async peek(key: string): Promise<Revision<S> | null> {
+    const cached = await this.cache?.get(key);
+    if (cached) return cached.revision === 0 ? null : { revision: cached.revision, state: JSON.parse(cached.json) as S };
     const head = await this.heads.findOne({ _id: key });
-    return this.rollForward(key, head ? { revision: head.revision, state: RevisionedRecords.stateOf<S>(head) } : null);
+    const rev = head ? { revision: head.revision, state: RevisionedRecords.stateOf<S>(head) } : null;
+    await this.cache?.offer(key, rev?.revision ?? 0, rev ? JSON.stringify(rev.state) : 'null');
+    return rev;
+  }
+
+  /** The store's head of `key`, bypassing the cache (writers and linearizable reads). */
+  private async headOf(key: string): Promise<Revision<S> | null> {
+    const head = await this.heads.findOne({ _id: key });
+    return head ? { revision: head.revision, state: RevisionedRecords.stateOf<S>(head) } : null;
+  }
+
+  /** The current revision of `key` (linearizable), or null when it was never written. */
+  async read(key: string): Promise<Revision<S> | null> {
+    return this.rollForward(key, await this.headOf(key));
   }
 
   private async rollForward(key: string, from: Revision<S> | null): Promise<Revision<S> | null> {
@@ -157,6 +191,7 @@ export class RevisionedRecords<S extends Document> {
     let latest = rev;
     for (let i = 0; i < this.keep; i++) {
       await this.writeHead(key, latest);
+      await this.cache?.offer(key, latest.revision, JSON.stringify(latest.state));
       const newer = (await this.rollForward(key, latest)) as Revision<S>;
       if (newer.revision === latest.revision) break;
       latest = newer;

@@ -78,7 +78,14 @@ export async function startTestStack(opts: TestStackOptions = {}): Promise<TestS
   if (!uri) throw new Error('STRATUM_TEST_MONGODB_URI is not set: run integration tests through jest (global setup)');
   const database = `t_${hex(6)}`;
   const secret = hex(24);
-  const common = { MONGODB_URI: uri, MONGODB_DATABASE: database, STRATUM_IDENTITY_SECRET: secret, LOG_LEVEL: 'silent' };
+  const common = {
+    MONGODB_URI: uri,
+    MONGODB_DATABASE: database,
+    STRATUM_IDENTITY_SECRET: secret,
+    LOG_LEVEL: 'silent',
+    // The local Redis (DESIGN.md: tests use it); keys are prefixed with the stack's own database name.
+    REDIS_URL: process.env.STRATUM_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/0',
+  };
   const logger = pino({ level: 'silent' });
 
   const eq = await eventQuery.createDeps(eventQuery.loadConfig({ ...common, ...opts.eventEnv }), logger);

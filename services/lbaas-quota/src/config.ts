@@ -18,6 +18,13 @@ export const LbaasQuotaEnv = BaseServiceEnv.extend({
   DEFAULT_HEALTH_MONITOR_QUOTA: quota,
   DEFAULT_L7POLICY_QUOTA: quota,
   DEFAULT_L7RULE_QUOTA: quota,
+  /**
+   * How long a project's quota stays in the show cache (Redis, or in-process without REDIS_URL), in seconds. Also the
+   * longest a show can lag a change whose cache update was lost to a Redis outage; enforcement never reads the cache.
+   */
+  QUOTA_CACHE_TTL_S: z.coerce.number().int().min(1).default(60),
+  /** Entries of the in-process cache (used without REDIS_URL). */
+  QUOTA_CACHE_MAX: z.coerce.number().int().min(1).default(100_000),
   /** Largest list page (Octavia `[api_settings] pagination_max_limit`). */
   PAGINATION_MAX_LIMIT: z.coerce.number().int().min(1).default(1000),
 });

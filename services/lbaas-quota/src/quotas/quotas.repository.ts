@@ -7,7 +7,7 @@
  */
 import type { LbaasLimits, LbaasResource } from '@stratum/quota-items';
 import { LBAAS_RESOURCES } from '@stratum/quota-items';
-import { type Decision, type Revision, RevisionedRecords } from '@stratum/revisions';
+import { type Decision, type Revision, type RevisionCache, RevisionedRecords } from '@stratum/revisions';
 import type { Db, Filter } from 'mongodb';
 
 export const LBAAS_QUOTAS_COLLECTION = 'lbaas_quotas';
@@ -50,16 +50,21 @@ export interface ListWindow {
 export class QuotasRepository {
   private readonly records: RevisionedRecords<QuotaState>;
 
-  constructor(db: Db) {
-    this.records = new RevisionedRecords<QuotaState>(db, LBAAS_QUOTAS_COLLECTION);
+  /** @param cache serves the head reads of `findOne(…, false)` (shows). */
+  constructor(db: Db, cache?: RevisionCache) {
+    this.records = new RevisionedRecords<QuotaState>(db, LBAAS_QUOTAS_COLLECTION, { cache });
   }
 
   /** Projects are keyed by `_id`, which MongoDB indexes already; nothing else to create. */
   async ensureIndexes(): Promise<void> {}
 
-  /** A project's current quota, or null when it has no record. */
-  async findOne(projectId: string): Promise<QuotaDoc | null> {
-    const rev = await this.records.read(projectId);
+  /**
+   * A project's quota, or null when it has no record.
+   * @param latest roll forward to the latest committed revision (two lookups); otherwise the head (one lookup; it may
+   *   lag a change by another replica that is still being published).
+   */
+  async findOne(projectId: string, latest = true): Promise<QuotaDoc | null> {
+    const rev = latest ? await this.records.read(projectId) : await this.records.peek(projectId);
     return rev ? { _id: projectId, revision: rev.revision, ...rev.state } : null;
   }
 

@@ -59,9 +59,13 @@ export class QuotasService {
     }
   }
 
-  /** Show: a project without a record has the defaults (never 404, as Octavia). */
+  /**
+   * Show: a project without a record has the defaults (never 404, as Octavia). Reads the head only: a PUT answers
+   * after its head is written, so the caller sees its own change; another replica's change in flight may show a
+   * moment later.
+   */
   async show(projectId: string): Promise<LbaasResolved> {
-    return this.resolve((await this.repo.findOne(projectId))?.limits);
+    return this.resolve((await this.repo.findOne(projectId, false))?.limits);
   }
 
   /** The effective limits and in_use counts of a project (zeros without a record). */
