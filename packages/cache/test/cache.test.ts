@@ -47,7 +47,9 @@ describe('revision caches', () => {
     const clients = [await MongoClient.connect(process.env.STRATUM_TEST_MONGODB_URI as string)];
     const db: Db = (clients[0] as MongoClient).db(`t_${randomBytes(6).toString('hex')}`);
     try {
-      const [a, b] = [0, 1].map(() => new RevisionedRecords<{ n: number }>(db, 'counters', { cache: new RedisRevisionCache(redis, prefix, 60) }));
+      const [a, b] = [0, 1].map(
+        () => new RevisionedRecords<{ n: number }>(db, 'counters', { cache: new RedisRevisionCache(redis, prefix, 60) }),
+      );
       const key = randomBytes(4).toString('hex');
       expect(await b?.peek(key)).toBeNull(); // cached as "no record"
       await a?.update(key, () => ({ next: { n: 1 }, result: undefined }));

@@ -65,7 +65,7 @@ export interface RevisionCache {
 export interface RevisionedRecordsOptions {
   /** Serves `peek` from this cache; every committed revision is offered to it. */
   cache?: RevisionCache;
-  /** Log entries kept per key below the newest; must exceed the number of replicas writing one key at once. Default 64. */
+  /** Log entries kept per key below the newest; must exceed the number of replicas writing one key at once. Default 16. */
   keep?: number;
   /** Attempts before RevisionConflictError. Default 40. */
   maxAttempts?: number;
@@ -96,7 +96,7 @@ export class RevisionedRecords<S extends Document> {
   constructor(db: Db, name: string, opts: RevisionedRecordsOptions = {}) {
     this.heads = db.collection<HeadDoc>(name);
     this.log = db.collection<LogDoc<S>>(`${name}.revisions`);
-    this.keep = opts.keep ?? 64;
+    this.keep = opts.keep ?? 16;
     this.maxAttempts = opts.maxAttempts ?? 40;
     this.cache = opts.cache;
   }

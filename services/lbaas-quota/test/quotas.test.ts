@@ -256,6 +256,26 @@ describe('group B: load balancer quotas through the gateway', () => {
     expect([put.status, put.headers.allow, put.body.faultcode]).toEqual([405, 'GET', 'Client']);
   });
 
+  it('a project id longer than 255 characters is a 400 on every route', async () => {
+    const long = 'a'.repeat(256);
+    for (const res of [
+      await request(stack.gateway).get(`/v2.0/lbaas/quotas/${long}`).set(as('admin')),
+      await request(stack.gateway)
+        .put(`/v2.0/lbaas/quotas/${long}`)
+        .set(as('admin'))
+        .send({ quota: { pool: 1 } }),
+      await request(stack.gateway)
+        .post(`/v2.0/lbaas/quotas/${long}/usage`)
+        .set(as('admin'))
+        .send({ consume: { pool: 1 } }),
+    ]) {
+      expect([res.status, res.body.faultstring]).toEqual([
+        400,
+        'Invalid input for field/attribute project_id. Value should be 1 to 255 characters',
+      ]);
+    }
+  });
+
   it('B1 rejects an unknown filter and an unknown field with 400', async () => {
     expect((await request(stack.gateway).get('/v2.0/lbaas/quotas?colour=red').set(as('admin'))).status).toBe(400);
     expect((await request(stack.gateway).get('/v2.0/lbaas/quotas?fields=colour').set(as('admin'))).status).toBe(400);

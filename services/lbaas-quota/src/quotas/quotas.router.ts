@@ -6,7 +6,7 @@ import { type Request, Router } from 'express';
 import { authorize, can } from './quotas.policy';
 import { presentListItem, presentQuota, presentUsage } from './quotas.presenter';
 import type { QuotaDoc } from './quotas.repository';
-import { type ListQuery, parseCounts, parseListQuery, parseQuotaPut, parseShowQuery } from './quotas.schema';
+import { type ListQuery, parseCounts, parseListQuery, parseProjectId, parseQuotaPut, parseShowQuery } from './quotas.schema';
 import type { QuotasService } from './quotas.service';
 
 /** The URL of this list page with another marker (and page_reverse), as the client addressed it (through the gateway's prefix). */
@@ -44,7 +44,7 @@ function requireJson(req: Request): void {
 export function quotasRouter(quotas: QuotasService): Router {
   const r = Router({ strict: false });
   const q = (req: Request) => req.query as Record<string, unknown>;
-  const pid = (req: Request) => req.params.projectId as string;
+  const pid = (req: Request) => parseProjectId(req.params.projectId as string | undefined);
 
   r.get('/quotas', async (req, res) => {
     const identity = identityOf(res);

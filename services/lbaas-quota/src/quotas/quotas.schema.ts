@@ -188,6 +188,20 @@ export function parseCounts(body: unknown, wrapper: string): Partial<Record<Lbaa
   return out;
 }
 
+/** Longest project id accepted (Keystone's ids are 32 to 64 characters; Octavia's column is 36). */
+export const MAX_PROJECT_ID_LENGTH = 255;
+
+/**
+ * A project id from the path. Not checked against Keystone (as Octavia), only for length.
+ * @throws AppError 400 when empty or longer than MAX_PROJECT_ID_LENGTH.
+ */
+export function parseProjectId(raw: string | undefined): string {
+  if (!raw || raw.length > MAX_PROJECT_ID_LENGTH) {
+    throw bad(`Invalid input for field/attribute project_id. Value should be 1 to ${MAX_PROJECT_ID_LENGTH} characters`);
+  }
+  return raw;
+}
+
 /** Only `fields` is accepted on show. */
 export function parseShowQuery(query: Record<string, unknown>): string[] | undefined {
   for (const key of Object.keys(query)) if (key !== 'fields') throw bad(`Unknown argument: "${key}"`);
