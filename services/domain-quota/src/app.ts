@@ -12,6 +12,6 @@ export function buildApp(deps: DomainQuotaDeps): Express {
     identitySecret: deps.config.STRATUM_IDENTITY_SECRET,
     render: renderKeystoneError,
     store: deps.store,
-    routers: [domainQuotasRouter(deps.domainQuotas)],
+    routers: [domainQuotasRouter(deps.domainQuotas, deps.audit)],
   });
 }

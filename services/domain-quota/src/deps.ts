@@ -3,15 +3,17 @@
  */
 import { connectStore, type Store } from '@stratum/http-kit';
 import pino, { type Logger } from 'pino';
+import { AuditLog } from './audit/audit.log';
 import type { DomainQuotaConfig } from './config';
 import { DomainQuotasService } from './domain-quotas/domain-quotas.service';
-import { RegistryRepository } from './registry/registry.repository';
+import { quotaCache, RegistryRepository } from './registry/registry.repository';
 
 export interface DomainQuotaDeps {
   config: DomainQuotaConfig;
   logger: Logger;
   store: Store;
   registry: RegistryRepository;
+  audit: AuditLog;
   domainQuotas: DomainQuotasService;
   close(): Promise<void>;
 }
@@ -19,7 +21,14 @@ export interface DomainQuotaDeps {
 export async function createDeps(config: DomainQuotaConfig, logger?: Logger): Promise<DomainQuotaDeps> {
   const log = logger ?? pino({ name: 'domain-quota', level: config.LOG_LEVEL });
   const store = await connectStore(config.MONGODB_URI, config.MONGODB_DATABASE);
-  const registry = new RegistryRepository(store.db);
+  const cache = quotaCache(config.REDIS_URL, config.MONGODB_DATABASE, config.QUOTA_CACHE_TTL_S);
+  const registry = new RegistryRepository(store.db, cache.cache);
   await registry.ensureIndexes();
-  return { config, logger: log, store, registry, domainQuotas: new DomainQuotasService(registry), close: () => store.close() };
+  const audit = new AuditLog(store.db);
+  await audit.ensureIndexes();
+  const close = async () => {
+    cache.close();
+    await store.close();
+  };
+  return { config, logger: log, store, registry, audit, domainQuotas: new DomainQuotasService(registry, audit), close };
 }

@@ -13,6 +13,8 @@ export const domainQuotaPolicy = {
   'domain_quota:get': (id: Identity, t: { domainId: string }) => isCloudAdmin(id) || (isAdmin(id) && id.domainId === t.domainId),
   /** C2: the cloud admin only. */
   'domain_quota:update': (id: Identity) => isCloudAdmin(id),
+  /** The audit log of a department (or of the cloud): the cloud admin only. */
+  'domain_quota:audit': (id: Identity) => isCloudAdmin(id),
   /** C3: the cloud admin only. */
   'domain_usage:get': (id: Identity) => isCloudAdmin(id),
 } as const;

@@ -1,23 +1,73 @@
 /**
- * Group C routes: `GET|PATCH /v3/domain_quotas/{domain_id}` (C1, C2) and `GET /v3/domain_usage` (C3).
+ * Group C routes: `GET|PATCH /v3/domain_quotas/{domain_id}` (C1, C2), `GET /v3/domain_usage` (C3), a department's
+ * audit log, and its projects' allocations.
  */
-import { identityOf } from '@stratum/http-kit';
-import { Router } from 'express';
+import { AppError, identityOf, methodNotAllowed } from '@stratum/http-kit';
+import { type Request, type Response, Router } from 'express';
+import type { AuditActor, AuditLog } from '../audit/audit.log';
 import { authorize } from './domain-quotas.policy';
 import type { DomainQuotasService } from './domain-quotas.service';
 
-export function domainQuotasRouter(service: DomainQuotasService): Router {
+/** The acting identity and request id, for the audit log. */
+function actorOf(res: Response): AuditActor {
+  const id = identityOf(res);
+  return { userId: id.userId, projectId: id.projectId, domainId: id.domainId, requestId: String(res.locals.requestId ?? '') };
+}
+
+/** `?dry_run=true|false`. @throws AppError 400 for another value. */
+function dryRunOf(req: Request): boolean {
+  const v = req.query.dry_run;
+  if (v === undefined) return false;
+  if (v === 'true' || v === 'false') return v === 'true';
+  throw new AppError(400, 'Invalid input: dry_run must be true or false');
+}
+
+export function domainQuotasRouter(service: DomainQuotasService, audit: AuditLog): Router {
   const r = Router({ strict: false });
+  const domainIdOf = (req: Request) => req.params.domainId as string;
 
   r.get('/v3/domain_quotas/:domainId', async (req, res) => {
-    const domainId = req.params.domainId as string;
-    authorize(identityOf(res), 'domain_quota:get', { domainId });
-    res.json({ domain: await service.getDepartment(domainId) });
+    authorize(identityOf(res), 'domain_quota:get', { domainId: domainIdOf(req) });
+    const { view, etag } = await service.getDepartment(domainIdOf(req));
+    res.setHeader('ETag', etag);
+    res.json({ domain: view });
   });
 
   r.patch('/v3/domain_quotas/:domainId', async (req, res) => {
     authorize(identityOf(res), 'domain_quota:update');
-    res.json({ domain: await service.patch(req.params.domainId as string, req.body) });
+    const ifMatch = req.headers['if-match'];
+    const { view, etag } = await service.patch(domainIdOf(req), req.body, {
+      actor: actorOf(res),
+      dryRun: dryRunOf(req),
+      ifMatch: typeof ifMatch === 'string' ? ifMatch : undefined,
+    });
+    res.setHeader('ETag', etag);
+    res.json({ domain: view });
+  });
+
+  r.get('/v3/domain_quotas/:domainId/audit', async (req, res) => {
+    authorize(identityOf(res), 'domain_quota:audit');
+    const raw = req.query.limit ?? '100';
+    if (typeof raw !== 'string' || !/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 1000) {
+      throw new AppError(400, 'Invalid input: limit must be an integer from 1 to 1000');
+    }
+    const marker = typeof req.query.marker === 'string' ? req.query.marker : undefined;
+    const entries = await audit.list(domainIdOf(req), Number(raw), marker);
+    res.json({ audit: entries.map(({ published, ...e }) => e) });
+  });
+
+  r.get('/v3/domain_quotas/:domainId/projects/:projectId', async (req, res) => {
+    authorize(identityOf(res), 'domain_quota:get', { domainId: domainIdOf(req) });
+    res.json({ project: await service.getProjectQuotas(req.params.projectId as string, domainIdOf(req)) });
+  });
+
+  r.patch('/v3/domain_quotas/:domainId/projects/:projectId', async (req, res) => {
+    authorize(identityOf(res), 'domain_quota:update');
+    const project = await service.setProjectQuotas(req.params.projectId as string, domainIdOf(req), req.body, {
+      actor: actorOf(res),
+      dryRun: dryRunOf(req),
+    });
+    res.json({ project });
   });
 
   r.get('/v3/domain_usage', async (_req, res) => {
@@ -27,5 +77,9 @@ export function domainQuotasRouter(service: DomainQuotasService): Router {
     res.json({ domain: await service.getCloud() });
   });
 
+  r.all('/v3/domain_quotas/:domainId', methodNotAllowed('GET, PATCH'));
+  r.all('/v3/domain_quotas/:domainId/audit', methodNotAllowed('GET'));
+  r.all('/v3/domain_quotas/:domainId/projects/:projectId', methodNotAllowed('GET, PATCH'));
+  r.all('/v3/domain_usage', methodNotAllowed('GET'));
   return r;
 }

@@ -14,6 +14,8 @@ export interface QuotaErrorDetail {
   min?: number;
   max?: number;
   reason: string;
+  /** For `unlimited_children` on the cloud: the departments whose quota is -1. */
+  departments?: string[];
 }
 
 export interface PatchRequest {
@@ -36,15 +38,16 @@ function why(item: string, regionItems: Map<string, ItemSpec>, products: readonl
 export function parsePatch(
   body: unknown,
   catalog: Map<string, { items: Map<string, ItemSpec>; products: readonly string[] }>,
+  wrapper: 'domain' | 'project' = 'domain',
 ): PatchRequest {
   const shape = (message: string) => new AppError(400, `Invalid input: ${message}`);
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw shape('the body must be {"domain": {...}}');
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw shape(`the body must be {"${wrapper}": {...}}`);
   const keys = Object.keys(body);
-  if (keys.length !== 1 || keys[0] !== 'domain') throw shape('the body must have exactly one member, "domain"');
-  const domain = (body as { domain: unknown }).domain;
-  if (domain === null || typeof domain !== 'object' || Array.isArray(domain)) throw shape('"domain" must be an object');
+  if (keys.length !== 1 || keys[0] !== wrapper) throw shape(`the body must have exactly one member, "${wrapper}"`);
+  const domain = (body as Record<string, unknown>)[wrapper];
+  if (domain === null || typeof domain !== 'object' || Array.isArray(domain)) throw shape(`"${wrapper}" must be an object`);
   const { region, ...rest } = domain as Record<string, unknown>;
-  if (typeof region !== 'string' || region === '') throw shape('"domain.region" is required and must be a string');
+  if (typeof region !== 'string' || region === '') throw shape(`"${wrapper}.region" is required and must be a string`);
   const regionCat = catalog.get(region);
   if (!regionCat) {
     throw new AppError(400, `Region '${region}' does not exist`, [{ region, reason: 'unknown_region' } satisfies QuotaErrorDetail]);

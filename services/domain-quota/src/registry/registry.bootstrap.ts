@@ -5,7 +5,14 @@
 import { canonicalItemName, FIXED_ITEMS, type ItemSpec, regionItems, toMilli, UNLIMITED } from '@stratum/quota-items';
 import { parse } from 'yaml';
 import { z } from 'zod';
-import { CLOUD_DOMAIN_ID, type QuotaSetDoc, quotaSetId, type RegistryRepository } from './registry.repository';
+import {
+  CLOUD_DOMAIN_ID,
+  emptyQuotaSet,
+  type ProjectQuotaState,
+  type QuotaSetState,
+  quotaSetId,
+  type RegistryRepository,
+} from './registry.repository';
 
 const Values = z.record(z.string(), z.number());
 const PerRegion = z.record(z.string(), Values);
@@ -36,8 +43,12 @@ function toMilliMap(values: Record<string, number>, items: Map<string, ItemSpec>
   return out;
 }
 
-function addInto(sum: Record<string, number>, values: Record<string, number>): void {
-  for (const [k, v] of Object.entries(values)) if (v !== UNLIMITED) sum[k] = (sum[k] ?? 0) + v;
+/** Adds a child's quotas into its parent's `allocated` (finite values) and `unlimited` (count of -1). */
+function addInto(parent: QuotaSetState, values: Record<string, number>): void {
+  for (const [k, v] of Object.entries(values)) {
+    if (v === UNLIMITED) parent.unlimited[k] = (parent.unlimited[k] ?? 0) + 1;
+    else parent.allocated[k] = (parent.allocated[k] ?? 0) + v;
+  }
 }
 
 /**
@@ -55,12 +66,12 @@ export async function loadRegistry(repo: RegistryRepository, yamlText: string): 
     return items;
   };
 
-  const sets = new Map<string, QuotaSetDoc>();
+  const sets = new Map<string, QuotaSetState>();
   const setOf = (region: string, domainId: string) => {
     const id = quotaSetId(region, domainId);
     let s = sets.get(id);
     if (!s) {
-      s = { _id: id, region, domain_id: domainId, quotas: {}, allocated: {} };
+      s = emptyQuotaSet(region, domainId);
       sets.set(id, s);
     }
     return s;
@@ -74,18 +85,18 @@ export async function loadRegistry(repo: RegistryRepository, yamlText: string): 
   if (!file.departments.some((d) => d.id === CLOUD_DOMAIN_ID))
     throw new Error('the registry needs the department `default` (the cloud platform)');
 
-  const projectQuotas = [];
+  const projectQuotas: ProjectQuotaState[] = [];
   for (const p of file.projects) {
     if (!file.departments.some((d) => d.id === p.domain_id)) throw new Error(`project ${p.id}: unknown department ${p.domain_id}`);
     for (const [region, values] of Object.entries(p.quotas)) {
       const quotas = toMilliMap(values, known(region, `project ${p.id}`), `project ${p.id} ${region}`);
-      projectQuotas.push({ _id: quotaSetId(region, p.id), region, project_id: p.id, domain_id: p.domain_id, quotas });
-      addInto(setOf(region, p.domain_id).allocated, quotas);
+      projectQuotas.push({ region, project_id: p.id, domain_id: p.domain_id, quotas });
+      addInto(setOf(region, p.domain_id), quotas);
     }
   }
   // The cloud's allocation: every department's quota (its own projects are already in its allocated).
   for (const s of sets.values()) {
-    if (s.domain_id !== CLOUD_DOMAIN_ID) addInto(setOf(s.region, CLOUD_DOMAIN_ID).allocated, s.quotas);
+    if (s.domain_id !== CLOUD_DOMAIN_ID) addInto(setOf(s.region, CLOUD_DOMAIN_ID), s.quotas);
   }
 
   const usage = Object.entries(file.usage).map(([region, u]) => ({
@@ -109,8 +120,10 @@ export async function loadRegistry(repo: RegistryRepository, yamlText: string): 
     repo.projects,
     file.projects.map((p) => ({ _id: p.id, domain_id: p.domain_id, name: p.name })),
   );
-  await replaceAll(repo.quotaSets, [...sets.values()]);
-  await replaceAll(repo.projectQuotas, projectQuotas);
+  // Quota nodes are written as new revisions, so running edits and caches see the load like any change.
+  for (const s of sets.values()) await repo.quotaSets.update(quotaSetId(s.region, s.domain_id), () => ({ next: s, result: undefined }));
+  for (const q of projectQuotas)
+    await repo.projectQuotas.update(quotaSetId(q.region, q.project_id), () => ({ next: q, result: undefined }));
   await replaceAll(repo.usage, usage);
   return {
     regions: file.regions.length,

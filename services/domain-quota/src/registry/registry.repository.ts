@@ -1,21 +1,33 @@
 /**
  * The department quota registry in MongoDB.
  *
+ * Plain collections (one writer at a time per document is enough; last write wins):
  * - `dq_regions`:  `{_id: region, volume_types: [name], products: [name]}`
  * - `dq_departments`: `{_id: domain_id, name}` (`default` is the cloud platform)
  * - `dq_projects`: `{_id: project_id, domain_id, name}`
- * - `dq_quotas`: one document per (region, department): `{_id: "<region>/<domain_id>", region, domain_id,
- *   quotas: {item: milli}, allocated: {item: milli}}`. `allocated` is denormalised: for a department, the sum of its
- *   projects' allocations; for `default` (the cloud), the sum of the departments' quotas plus its own projects'.
- *   Keeping it on the parent document lets one conditional update check and reserve headroom atomically.
- * - `dq_project_quotas`: `{_id: "<region>/<project_id>", region, project_id, domain_id, quotas: {item: milli}}`
  * - `dq_usage`: `{_id: region, values: {item: milli}, collected_at}` (actual use reported by the services)
+ * - `dq_audit`: one document per (attempted) change of one item, see audit.ts
+ *
+ * Quota nodes, changed only through linearizable read-modify-writes (@stratum/revisions), because FerretDB applies
+ * conditional updates non-atomically and the sums below must never be over-committed:
+ * - `dq_quotas`: the cloud (`<region>/default`) and each department (`<region>/<domain_id>`):
+ *   `{region, domain_id, quotas: {item: milli}, allocated: {item: milli}, unlimited: {item: count}}`
+ * - `dq_project_quotas`: each project (`<region>/<project_id>`): `{region, project_id, domain_id, quotas}`
+ *
+ * `allocated` is denormalised on the parent: for a department, the sum of its projects' finite quotas; for the cloud,
+ * the sum of the departments' finite quotas plus its own projects'. `unlimited` counts the children at -1, so a parent
+ * can refuse to become finite while any child is unlimited. Keeping both on the parent lets one read-modify-write of
+ * the parent check and reserve headroom.
  *
  * Values are integer milli-units (quota-items `toMilli`), -1 = unlimited.
  */
-import type { Collection, Db, Filter, UpdateFilter } from 'mongodb';
+import { cacheRedis, MemoryRevisionCache, RedisRevisionCache } from '@stratum/cache';
+import { type Decision, type Revision, type RevisionCache, RevisionedRecords } from '@stratum/revisions';
+import type { Collection, Db } from 'mongodb';
 
 export const CLOUD_DOMAIN_ID = 'default';
+
+export type Values = Record<string, number>;
 
 export interface RegionDoc {
   _id: string;
@@ -31,49 +43,63 @@ export interface ProjectDoc {
   domain_id: string;
   name: string;
 }
-export interface QuotaSetDoc {
-  _id: string;
-  region: string;
-  domain_id: string;
-  quotas: Record<string, number>;
-  allocated: Record<string, number>;
-}
-export interface ProjectQuotaDoc {
-  _id: string;
-  region: string;
-  project_id: string;
-  domain_id: string;
-  quotas: Record<string, number>;
-}
 export interface UsageDoc {
   _id: string;
-  values: Record<string, number>;
+  values: Values;
   collected_at: string;
 }
 
-export const quotaSetId = (region: string, domainId: string) => `${region}/${domainId}`;
+/** The cloud's or a department's quota in one region. */
+export interface QuotaSetState {
+  region: string;
+  domain_id: string;
+  quotas: Values;
+  /** Sum of the children's finite quotas. */
+  allocated: Values;
+  /** Number of children whose quota is -1. */
+  unlimited: Values;
+}
+
+/** A project's quota in one region (what is allocated to it). */
+export interface ProjectQuotaState {
+  region: string;
+  project_id: string;
+  domain_id: string;
+  quotas: Values;
+}
+
+/** `<region>/<owner>`: the key of a quota node. */
+export const quotaSetId = (region: string, ownerId: string) => `${region}/${ownerId}`;
+
+export const emptyQuotaSet = (region: string, domainId: string): QuotaSetState => ({
+  region,
+  domain_id: domainId,
+  quotas: {},
+  allocated: {},
+  unlimited: {},
+});
 
 export class RegistryRepository {
   readonly regions: Collection<RegionDoc>;
   readonly departments: Collection<DepartmentDoc>;
   readonly projects: Collection<ProjectDoc>;
-  readonly quotaSets: Collection<QuotaSetDoc>;
-  readonly projectQuotas: Collection<ProjectQuotaDoc>;
   readonly usage: Collection<UsageDoc>;
+  readonly quotaSets: RevisionedRecords<QuotaSetState>;
+  readonly projectQuotas: RevisionedRecords<ProjectQuotaState>;
 
-  constructor(db: Db) {
+  /** @param cache serves the head reads of views (C1, C3); every change is offered to it. */
+  constructor(db: Db, cache?: RevisionCache) {
     this.regions = db.collection('dq_regions');
     this.departments = db.collection('dq_departments');
     this.projects = db.collection('dq_projects');
-    this.quotaSets = db.collection('dq_quotas');
-    this.projectQuotas = db.collection('dq_project_quotas');
     this.usage = db.collection('dq_usage');
+    this.quotaSets = new RevisionedRecords<QuotaSetState>(db, 'dq_quotas', { cache });
+    this.projectQuotas = new RevisionedRecords<ProjectQuotaState>(db, 'dq_project_quotas');
   }
 
   async ensureIndexes(): Promise<void> {
-    await this.quotaSets.createIndex({ domain_id: 1, region: 1 }, { name: 'domain_region' });
-    await this.projectQuotas.createIndex({ domain_id: 1, region: 1 }, { name: 'domain_region' });
     await this.projects.createIndex({ domain_id: 1 }, { name: 'domain' });
+    await this.projectQuotas.heads.createIndex({ domain_id: 1 }, { name: 'domain' });
   }
 
   listRegions(): Promise<RegionDoc[]> {
@@ -84,10 +110,8 @@ export class RegistryRepository {
     return this.departments.findOne({ _id: domainId });
   }
 
-  /** The quota sets of one department (or of the cloud), by region. */
-  async quotaSetsOf(domainId: string): Promise<Map<string, QuotaSetDoc>> {
-    const docs = await this.quotaSets.find({ domain_id: domainId }).toArray();
-    return new Map(docs.map((d) => [d.region, d]));
+  findProject(projectId: string): Promise<ProjectDoc | null> {
+    return this.projects.findOne({ _id: projectId });
   }
 
   async usageByRegion(): Promise<Map<string, UsageDoc>> {
@@ -95,37 +119,40 @@ export class RegistryRepository {
     return new Map(docs.map((d) => [d._id, d]));
   }
 
-  /** Departments in a region whose quota for `item` is unlimited (-1). */
-  async unlimitedDepartments(region: string, item: string): Promise<string[]> {
-    const docs = await this.quotaSets
-      .find({ region, domain_id: { $ne: CLOUD_DOMAIN_ID }, [`quotas.${item}`]: -1 } as Filter<QuotaSetDoc>)
-      .project<{ domain_id: string }>({ domain_id: 1 })
-      .toArray();
-    return docs.map((d) => d.domain_id);
+  /** A quota node's head (cached; may lag a change in flight by another replica), or its empty state. */
+  async peekQuotaSet(region: string, domainId: string): Promise<Revision<QuotaSetState>> {
+    return (await this.quotaSets.peek(quotaSetId(region, domainId))) ?? { revision: 0, state: emptyQuotaSet(region, domainId) };
   }
 
-  /**
-   * One conditional update of a quota set: applies `update` only if `guard` still holds (compare-and-set).
-   * @returns true when the document matched and was changed.
-   */
-  async compareAndSet(id: string, guard: Filter<QuotaSetDoc>, update: UpdateFilter<QuotaSetDoc>): Promise<boolean> {
-    const r = await this.quotaSets.updateOne({ _id: id, ...guard }, update);
-    return r.matchedCount === 1;
-  }
-
-  /**
-   * The quota set of one department (or the cloud) in one region, created empty when missing (a department added
-   * after the bootstrap), so compare-and-set updates always have a document to match.
-   */
-  async quotaSet(region: string, domainId: string): Promise<QuotaSetDoc> {
-    const _id = quotaSetId(region, domainId);
-    const found = await this.quotaSets.findOne({ _id });
-    if (found) return found;
-    const created = await this.quotaSets.findOneAndUpdate(
-      { _id },
-      { $setOnInsert: { region, domain_id: domainId, quotas: {}, allocated: {} } },
-      { upsert: true, returnDocument: 'after' },
+  /** Linearizable change of a quota node (see RevisionedRecords.update); `decide` sees the empty state when none. */
+  changeQuotaSet<R>(region: string, domainId: string, decide: (current: Revision<QuotaSetState>) => Decision<QuotaSetState, R>) {
+    return this.quotaSets.update(quotaSetId(region, domainId), (cur) =>
+      decide(cur ?? { revision: 0, state: emptyQuotaSet(region, domainId) }),
     );
-    return created as QuotaSetDoc;
   }
+
+  /** Linearizable change of a project's quota in a region. */
+  changeProjectQuota<R>(
+    region: string,
+    projectId: string,
+    domainId: string,
+    decide: (current: Revision<ProjectQuotaState>) => Decision<ProjectQuotaState, R>,
+  ) {
+    return this.projectQuotas.update(quotaSetId(region, projectId), (cur) =>
+      decide(cur ?? { revision: 0, state: { region, project_id: projectId, domain_id: domainId, quotas: {} } }),
+    );
+  }
+
+  /** The heads of every department's quota node in a region whose quota for `item` is -1 (for messages). */
+  async unlimitedDepartments(region: string, item: string): Promise<string[]> {
+    const docs = await this.quotaSets.heads.find({ region, [`quotas.${item}`]: -1 }).toArray();
+    return docs.map((d) => String(d.domain_id)).filter((d) => d !== CLOUD_DOMAIN_ID);
+  }
+}
+
+/** The revision cache for quota views: Redis when `redisUrl` is set (replicas share it), else in-process. */
+export function quotaCache(redisUrl: string, database: string, ttlSeconds: number): { cache: RevisionCache; close(): void } {
+  if (!redisUrl) return { cache: new MemoryRevisionCache(100_000, ttlSeconds), close: () => undefined };
+  const redis = cacheRedis(redisUrl);
+  return { cache: new RedisRevisionCache(redis, `stratum:${database}:dq_quotas:`, ttlSeconds), close: () => redis.disconnect() };
 }

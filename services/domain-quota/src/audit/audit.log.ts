@@ -1,0 +1,117 @@
+/**
+ * The audit log of quota changes (DESIGN.md §C, reference/domain-quota.md §6.8): one document per item of every
+ * accepted or refused change, in `dq_audit`:
+ * `{_id, at, request_id, user_id, actor_project_id, actor_domain_id, domain_id, project_id?, region, item, old, new,
+ *   outcome: "accepted" | "refused", status?, reason?, message?, published}`.
+ * Values are in the API's units (-1 unlimited). `published` is the outbox flag of audit.publisher.ts, which emits
+ * each entry as a `domain_quota.update` notification for the event service.
+ */
+import { randomUUID } from 'node:crypto';
+import { AppError } from '@stratum/http-kit';
+import { fromMilli } from '@stratum/quota-items';
+import type { Collection, Db } from 'mongodb';
+import type { ItemChange } from '../domain-quotas/domain-quotas.allocation';
+import type { QuotaErrorDetail } from '../domain-quotas/domain-quotas.schema';
+
+/** Who made a change, from the validated identity and the request. */
+export interface AuditActor {
+  userId: string;
+  projectId: string | null;
+  domainId: string | null;
+  requestId: string;
+}
+
+export interface AuditEntry {
+  _id: string;
+  at: string;
+  request_id: string;
+  user_id: string;
+  actor_project_id: string | null;
+  actor_domain_id: string | null;
+  domain_id: string;
+  project_id?: string;
+  region: string;
+  item: string | null;
+  old: number | null;
+  new: number | null;
+  outcome: 'accepted' | 'refused';
+  status?: number;
+  reason?: string;
+  message?: string;
+  published: boolean;
+}
+
+export const AUDIT_COLLECTION = 'dq_audit';
+
+export class AuditLog {
+  readonly col: Collection<AuditEntry>;
+
+  constructor(db: Db) {
+    this.col = db.collection<AuditEntry>(AUDIT_COLLECTION);
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await this.col.createIndex({ domain_id: 1 }, { name: 'domain' });
+    await this.col.createIndex({ published: 1 }, { name: 'published' });
+  }
+
+  private base(actor: AuditActor, domainId: string, region: string, projectId?: string) {
+    return {
+      at: new Date().toISOString(),
+      request_id: actor.requestId,
+      user_id: actor.userId,
+      actor_project_id: actor.projectId,
+      actor_domain_id: actor.domainId,
+      domain_id: domainId,
+      ...(projectId ? { project_id: projectId } : {}),
+      region,
+      published: false,
+    };
+  }
+
+  /** Records the items of an accepted change (nothing for a no-op). */
+  async accepted(actor: AuditActor, domainId: string, region: string, changes: ItemChange[], projectId?: string): Promise<void> {
+    if (changes.length === 0) return;
+    const base = this.base(actor, domainId, region, projectId);
+    await this.col.insertMany(
+      changes.map((c) => ({
+        _id: randomUUID(),
+        ...base,
+        item: c.item,
+        old: fromMilli(c.old),
+        new: fromMilli(c.next),
+        outcome: 'accepted' as const,
+      })),
+    );
+  }
+
+  /** Records a refused change: one entry per detail of the error (or one without an item). */
+  async refused(actor: AuditActor, domainId: string, region: string, error: AppError, projectId?: string): Promise<void> {
+    const base = this.base(actor, domainId, region, projectId);
+    const details = (error.details ?? []) as QuotaErrorDetail[];
+    const entries = (details.length > 0 ? details : [undefined]).map((d) => ({
+      _id: randomUUID(),
+      ...base,
+      region: d?.region ?? region,
+      item: d?.item ?? null,
+      old: typeof d?.current === 'number' ? d.current : null,
+      new: typeof d?.requested === 'number' ? d.requested : null,
+      outcome: 'refused' as const,
+      status: error.status,
+      reason: d?.reason ?? (error.status === 412 ? 'precondition_failed' : 'invalid_request'),
+      message: error.message,
+    }));
+    await this.col.insertMany(entries);
+  }
+
+  /**
+   * One department's entries, newest first.
+   * @param before marker: the `_id` of the last entry of the previous page.
+   */
+  async list(domainId: string, limit: number, before?: string): Promise<AuditEntry[]> {
+    const all = await this.col.find({ domain_id: domainId }).sort({ at: -1, _id: -1 }).toArray();
+    const start = before === undefined ? 0 : all.findIndex((e) => e._id === before) + 1;
+    if (before !== undefined && start === 0) throw new AppError(400, `Invalid input: unknown marker ${before}`);
+    return all.slice(start, start + limit);
+  }
+}
