@@ -114,8 +114,7 @@ export class RevisionedRecords<S extends Document> {
   async peek(key: string): Promise<Revision<S> | null> {
     const cached = await this.cache?.get(key);
     if (cached) return cached.revision === 0 ? null : { revision: cached.revision, state: JSON.parse(cached.json) as S };
-    const head = await this.heads.findOne({ _id: key });
-    const rev = head ? { revision: head.revision, state: RevisionedRecords.stateOf<S>(head) } : null;
+    const rev = await this.headOf(key);
     await this.cache?.offer(key, rev?.revision ?? 0, rev ? JSON.stringify(rev.state) : 'null');
     return rev;
   }
@@ -123,7 +122,8 @@ export class RevisionedRecords<S extends Document> {
   /** The store's head of `key`, bypassing the cache (writers and linearizable reads). */
   private async headOf(key: string): Promise<Revision<S> | null> {
     const head = await this.heads.findOne({ _id: key });
-    return head ? { revision: head.revision, state: RevisionedRecords.stateOf<S>(head) } : null;
+    // A document written before it was revisioned (no `revision`) counts as revision 0.
+    return head ? { revision: Number.isInteger(head.revision) ? head.revision : 0, state: RevisionedRecords.stateOf<S>(head) } : null;
   }
 
   /** The current revision of `key` (linearizable), or null when it was never written. */

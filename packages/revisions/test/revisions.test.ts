@@ -79,4 +79,13 @@ describe('RevisionedRecords on FerretDB', () => {
     await records.update(key, inc(10));
     expect(await records.heads.findOne({ _id: key })).toEqual({ _id: key, n: 8, revision: 3 });
   });
+
+  it('a head written before revisions existed (no revision field) counts as revision 0 and is carried on', async () => {
+    const records = new RevisionedRecords<Counter>(dbs[0] as Db, name);
+    const key = `k-${randomBytes(4).toString('hex')}`;
+    await records.heads.insertOne({ _id: key, n: 41 } as never);
+    expect(await records.read(key)).toEqual({ revision: 0, state: { n: 41 } });
+    await records.update(key, inc(100));
+    expect(await records.read(key)).toEqual({ revision: 1, state: { n: 42 } });
+  });
 });

@@ -79,6 +79,12 @@ export const emptyQuotaSet = (region: string, domainId: string): QuotaSetState =
   unlimited: {},
 });
 
+/** A node's state with every map present (documents stored before `unlimited` existed lack it). */
+function withDefaults(rev: Revision<QuotaSetState> | null, region: string, domainId: string): Revision<QuotaSetState> {
+  if (!rev) return { revision: 0, state: emptyQuotaSet(region, domainId) };
+  return { revision: rev.revision, state: { ...emptyQuotaSet(region, domainId), ...rev.state } };
+}
+
 export class RegistryRepository {
   readonly regions: Collection<RegionDoc>;
   readonly departments: Collection<DepartmentDoc>;
@@ -121,14 +127,12 @@ export class RegistryRepository {
 
   /** A quota node's head (cached; may lag a change in flight by another replica), or its empty state. */
   async peekQuotaSet(region: string, domainId: string): Promise<Revision<QuotaSetState>> {
-    return (await this.quotaSets.peek(quotaSetId(region, domainId))) ?? { revision: 0, state: emptyQuotaSet(region, domainId) };
+    return withDefaults(await this.quotaSets.peek(quotaSetId(region, domainId)), region, domainId);
   }
 
   /** Linearizable change of a quota node (see RevisionedRecords.update); `decide` sees the empty state when none. */
   changeQuotaSet<R>(region: string, domainId: string, decide: (current: Revision<QuotaSetState>) => Decision<QuotaSetState, R>) {
-    return this.quotaSets.update(quotaSetId(region, domainId), (cur) =>
-      decide(cur ?? { revision: 0, state: emptyQuotaSet(region, domainId) }),
-    );
+    return this.quotaSets.update(quotaSetId(region, domainId), (cur) => decide(withDefaults(cur, region, domainId)));
   }
 
   /** Linearizable change of a project's quota in a region. */
