@@ -1,7 +1,7 @@
 /**
  * One benchmark scenario's result row and the markdown table of rows, shared by the bench suites.
  */
-import type autocannon from 'autocannon';
+import autocannon from 'autocannon';
 
 export interface ScenarioRow {
   name: string;
@@ -42,4 +42,28 @@ export function rowsTable(rows: readonly ScenarioRow[]): string {
         : `| ${x.name} | ${x.connections} | ${x.seconds} | ${x.rps} | ${x.p50} | ${x.p99} | ${x.errors} | ${x.non2xx} |`,
     ),
   ].join('\n');
+}
+
+/** One request of a scenario; a fresh one is made for every request sent. */
+export type BenchRequest = { method: 'GET' | 'POST' | 'PUT'; path: string; headers: Record<string, string>; body?: string };
+
+/**
+ * Runs `request()`s against `baseUrl` for `seconds` with `connections` in flight and reports progress on stderr.
+ * @param timeoutSeconds autocannon's per-request timeout.
+ */
+export async function runScenario(
+  baseUrl: string,
+  s: { name: string; request: () => BenchRequest },
+  o: { seconds: number; connections: number; timeoutSeconds: number },
+): Promise<ScenarioRow> {
+  process.stderr.write(`bench: ${s.name} (${o.seconds}s, ${o.connections} connections)\n`);
+  const r = await autocannon({
+    url: baseUrl,
+    duration: o.seconds,
+    connections: o.connections,
+    pipelining: 1,
+    timeout: o.timeoutSeconds,
+    requests: [{ ...s.request(), setupRequest: (req) => ({ ...req, ...s.request() }) }],
+  });
+  return toRow(s.name, r, o.seconds, o.connections);
 }

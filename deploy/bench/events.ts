@@ -18,14 +18,13 @@ import {
 } from '@stratum/event-query';
 import type { TokensFile } from '@stratum/gateway';
 import type { Identity } from '@stratum/identity';
-import autocannon from 'autocannon';
 import { SingleBar } from 'cli-progress';
 import { type Db, type Document, MongoClient } from 'mongodb';
 import { createPgDatabase, ensurePgDatabase, freePort, ROOT, startFerretDB } from '../src/ferretdb';
 import { collectionSize, tuneDatabase } from '../src/ferretdb-pg';
 import { startStack } from '../src/processes';
 import { ensureSecret, newToken } from '../src/tokens';
-import { rowsTable, type ScenarioRow, toRow } from './autocannon';
+import { type BenchRequest, rowsTable, runScenario, type ScenarioRow } from './autocannon';
 import { Population, type PopulationOptions } from './events-data';
 
 const PG_DATABASE = 'stratum_bench_events';
@@ -119,7 +118,7 @@ export async function eventsBench(seconds: number, connections: number): Promise
   if (!reusable) {
     await client.close();
     await store.stop();
-    pg = { url: createPgDatabase(PG_DATABASE), created: true };
+    pg = { url: createPgDatabase(PG_DATABASE) };
     store = await startFerretDB({ backend: { handler: 'postgresql', url: pg.url }, port: await freePort(), stateDir: dir });
     client = await MongoClient.connect(store.uri);
     db = client.db(DATABASE);
@@ -178,8 +177,7 @@ export async function eventsBench(seconds: number, connections: number): Promise
     stdio: 'ignore',
   });
 
-  type Req = { method: 'GET' | 'POST'; path: string; headers: Record<string, string>; body?: string };
-  const scenarios: { name: string; request: () => Req }[] = [
+  const scenarios: { name: string; request: () => BenchRequest }[] = [
     {
       name: 'A1 GET /v2/events/{message_id} (random ids, as the owning project member)',
       request: () => {
@@ -242,19 +240,7 @@ export async function eventsBench(seconds: number, connections: number): Promise
 
   const rows: ScenarioRow[] = [];
   try {
-    for (const s of scenarios) {
-      process.stderr.write(`bench: ${s.name} (${seconds}s, ${connections} connections)\n`);
-      const first = s.request();
-      const r = await autocannon({
-        url: stack.gatewayUrl,
-        duration: seconds,
-        connections,
-        pipelining: 1,
-        timeout: 90,
-        requests: [{ ...first, setupRequest: (req) => ({ ...req, ...s.request() }) }],
-      });
-      rows.push(toRow(s.name, r, seconds, connections));
-    }
+    for (const s of scenarios) rows.push(await runScenario(stack.gatewayUrl, s, { seconds, connections, timeoutSeconds: 90 }));
   } finally {
     await stack.stop();
   }

@@ -15,7 +15,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
 import { Connection } from 'rabbitmq-client';
-import { createPgDatabase, dropPgDatabase, ensureFerretDB, freePort, ROOT, startFerretDB } from '../src/ferretdb';
+import { stopChild, waitHealthy } from '../src/child';
+import { createPgDatabase, ensureFerretDB, freePort, ROOT, startFerretDB } from '../src/ferretdb';
 import { tuneDatabase } from '../src/ferretdb-pg';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -35,7 +36,6 @@ export async function ingestBench(): Promise<string> {
   const rate = Number(process.env.BENCH_INGEST_RATE ?? 6000);
   const seconds = Number(process.env.BENCH_INGEST_SECONDS ?? 60);
   ensureFerretDB();
-  dropPgDatabase('stratum_bench_ingest');
   const pgUrl = createPgDatabase('stratum_bench_ingest');
   const store = await startFerretDB({
     backend: { handler: 'postgresql', url: pgUrl },
@@ -73,15 +73,7 @@ export async function ingestBench(): Promise<string> {
   const client = await MongoClient.connect(store.uri);
   const events = client.db('stratum').collection<{ _id: string }>('events');
   try {
-    for (let i = 0; ; i++) {
-      if (i > 300) throw new Error('event-query did not start');
-      const ok = await fetch(`http://127.0.0.1:${port}/healthcheck`).then(
-        (r) => r.ok,
-        () => false,
-      );
-      if (ok) break;
-      await sleep(200);
-    }
+    await waitHealthy(`http://127.0.0.1:${port}`, child, 'event-query');
     await sleep(1000); // consumer declared and bound, events collection and indexes created
     // FerretDB pushes `_id` lookups down as `@>`, which only a GIN index serves (deploy/src/ferretdb-pg.ts).
     tuneDatabase(pgUrl);
@@ -155,8 +147,7 @@ export async function ingestBench(): Promise<string> {
     ];
     return `${rows.join('\n')}\n`;
   } finally {
-    child.kill('SIGTERM');
-    await new Promise((r) => child.once('exit', r));
+    await stopChild(child);
     await bus.queueDelete({ queue }).catch(() => undefined);
     await bus.queueDelete({ queue: `${queue}.dead` }).catch(() => undefined);
     await bus.close();

@@ -16,12 +16,11 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TokensFile } from '@stratum/gateway';
 import { signIdentity } from '@stratum/identity';
-import autocannon from 'autocannon';
 import { createPgDatabase, dropPgDatabase, ensureFerretDB, freePort, ROOT, startFerretDB } from '../src/ferretdb';
 import { tuneDatabase } from '../src/ferretdb-pg';
 import { startStack } from '../src/processes';
 import { ensureSecret } from '../src/tokens';
-import { rowsTable, type ScenarioRow, toRow } from './autocannon';
+import { type BenchRequest, rowsTable, runScenario, type ScenarioRow } from './autocannon';
 
 const hex = (n: number) => randomBytes(n).toString('hex');
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(Math.random() * xs.length)] as T;
@@ -43,7 +42,6 @@ export async function lbaasBench(seconds: number): Promise<string> {
   mkdirSync(dir, { recursive: true });
   ensureFerretDB();
   const pgDatabase = 'stratum_bench_lbaas';
-  dropPgDatabase(pgDatabase);
   const pgUrl = createPgDatabase(pgDatabase);
   const store = await startFerretDB({
     backend: { handler: 'postgresql', url: pgUrl },
@@ -113,10 +111,9 @@ export async function lbaasBench(seconds: number): Promise<string> {
       url = next ? new URL(next.href).pathname + new URL(next.href).search : undefined;
     }
 
-    type Req = { method: 'GET' | 'PUT' | 'POST'; path: string; headers: Record<string, string>; body?: string };
     let page = 0;
     const members = [...memberOf.keys()];
-    const scenarios: { name: string; connections: number; request: () => Req; direct?: boolean }[] = [
+    const scenarios: { name: string; connections: number; request: () => BenchRequest; direct?: boolean }[] = [
       {
         name: 'B3 GET /v2.0/lbaas/quotas/{project_id} (random projects, as their member)',
         connections,
@@ -162,17 +159,8 @@ export async function lbaasBench(seconds: number): Promise<string> {
       },
     ];
     for (const s of scenarios) {
-      process.stderr.write(`bench: ${s.name} (${seconds}s, ${s.connections} connections)\n`);
-      const first = s.request();
-      const r = await autocannon({
-        url: s.direct ? stack.urls.lbaasQuota : stack.gatewayUrl,
-        duration: seconds,
-        connections: s.connections,
-        pipelining: 1,
-        timeout: 30,
-        requests: [{ ...first, setupRequest: (req) => ({ ...req, ...s.request() }) }],
-      });
-      rows.push(toRow(s.name, r, seconds, s.connections));
+      const base = s.direct ? stack.urls.lbaasQuota : stack.gatewayUrl;
+      rows.push(await runScenario(base, s, { seconds, connections: s.connections, timeoutSeconds: 30 }));
     }
 
     // One hot project: 200 concurrent consumes of 1 against a limit of 50.

@@ -10,13 +10,12 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { signIdentity } from '@stratum/identity';
-import autocannon from 'autocannon';
 import { MongoClient } from 'mongodb';
 import { createPgDatabase, dropPgDatabase, ensureFerretDB, freePort, ROOT, startFerretDB } from '../src/ferretdb';
 import { loadEvents, loadRegistryFile } from '../src/load';
 import { startStack } from '../src/processes';
 import { ensureSecret, ensureTokensFile, SAMPLE_PROJECT_ID } from '../src/tokens';
-import { rowsTable, type ScenarioRow, toRow } from './autocannon';
+import { rowsTable, runScenario, type ScenarioRow } from './autocannon';
 import { eventsBench } from './events';
 import { ingestBench } from './ingest';
 import { lbaasBench } from './lbaas';
@@ -27,9 +26,10 @@ interface Scenario {
   headers: Record<string, string>;
 }
 
-async function run(s: Scenario, seconds: number, connections: number): Promise<ScenarioRow> {
-  const r = await autocannon({ url: s.url, headers: s.headers, duration: seconds, connections, pipelining: 1 });
-  return toRow(s.name, r, seconds, connections);
+function run(s: Scenario, seconds: number, connections: number): Promise<ScenarioRow> {
+  const { origin, pathname } = new URL(s.url);
+  const request = () => ({ method: 'GET' as const, path: pathname, headers: s.headers });
+  return runScenario(origin, { name: s.name, request }, { seconds, connections, timeoutSeconds: 10 });
 }
 
 /** The walking skeleton's suite: one read per group on the sample data. @returns its markdown section. */
@@ -91,7 +91,6 @@ async function skeletonBench(seconds: number, connections: number): Promise<stri
     ];
     for (const make of scenarios) {
       const s = make();
-      process.stderr.write(`bench: ${s.name} (${seconds}s, ${connections} connections)\n`);
       rows.push(await run(s, seconds, connections));
     }
   } finally {

@@ -11,7 +11,8 @@
  */
 import { execFileSync } from 'node:child_process';
 
-function sql(url: string, query: string): string {
+/** Runs `query` with psql against the database at `url` (warnings silenced). @returns the unaligned output. */
+export function sql(url: string, query: string): string {
   return execFileSync('psql', [url, '-v', 'ON_ERROR_STOP=1', '-Atq', '-c', query], {
     encoding: 'utf8',
     env: { ...process.env, PGOPTIONS: '-c client_min_messages=warning' },

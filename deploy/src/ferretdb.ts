@@ -7,6 +7,8 @@ import { mkdirSync, openSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { MongoClient } from 'mongodb';
+import { stopChild } from './child';
+import { sql } from './ferretdb-pg';
 
 /** Repository root (this file is deploy/src/ferretdb.ts). */
 export const ROOT = resolve(__dirname, '..', '..');
@@ -85,25 +87,15 @@ export async function startFerretDB(opts: FerretDBOptions, timeoutMs = 30_000): 
   return {
     uri,
     process: child,
-    stop: () =>
-      new Promise<void>((ok) => {
-        if (child.exitCode !== null) return ok();
-        child.once('exit', () => ok());
-        child.kill('SIGTERM');
-        setTimeout(() => child.kill('SIGKILL'), 5000).unref();
-      }),
+    stop: () => stopChild(child),
   };
 }
 
 /** The local PostgreSQL that tests and benchmarks use (DESIGN.md: 127.0.0.1:5432, trust auth). */
 export const PG_ADMIN_URL = process.env.STRATUM_PG_URL ?? 'postgres://postgres@127.0.0.1:5432';
 
-function psql(sql: string): void {
-  execFileSync('psql', [`${PG_ADMIN_URL}/postgres`, '-v', 'ON_ERROR_STOP=1', '-q', '-c', sql], {
-    stdio: ['ignore', 'ignore', 'inherit'],
-    env: { ...process.env, PGOPTIONS: '-c client_min_messages=warning' },
-  });
-}
+/** Runs SQL in the server's `postgres` database. @returns psql's unaligned output. */
+const psql = (query: string): string => sql(`${PG_ADMIN_URL}/postgres`, query);
 
 /**
  * Creates a fresh PostgreSQL database for one run. @returns its URL.
@@ -122,14 +114,12 @@ export function createPgDatabase(name: string): string {
   return `${PG_ADMIN_URL}/${name}`;
 }
 
-/** Creates the PostgreSQL database unless it exists (kept between runs). @returns its URL and whether it was new. */
-export function ensurePgDatabase(name: string): { url: string; created: boolean } {
+/** Creates the PostgreSQL database unless it exists (kept between runs). @returns its URL. */
+export function ensurePgDatabase(name: string): { url: string } {
   if (!/^[a-z0-9_]+$/.test(name)) throw new Error(`bad database name ${name}`);
-  const exists = execFileSync('psql', [`${PG_ADMIN_URL}/postgres`, '-Atqc', `SELECT 1 FROM pg_database WHERE datname = '${name}'`], {
-    encoding: 'utf8',
-  }).trim();
+  const exists = psql(`SELECT 1 FROM pg_database WHERE datname = '${name}'`).trim();
   if (!exists) psql(`CREATE DATABASE ${name}`);
-  return { url: `${PG_ADMIN_URL}/${name}`, created: !exists };
+  return { url: `${PG_ADMIN_URL}/${name}` };
 }
 
 export function dropPgDatabase(name: string): void {

@@ -9,7 +9,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { loadRegistry, RegistryRepository } from '@stratum/domain-quota';
-import { EventsRepository, type ImportSummary, IngestService, importRecords, loadConfig, loadConverter } from '@stratum/event-query';
+import { EventsRepository, type ImportSummary, IngestService, importRecords, loadConfig, loadDecodeOptions } from '@stratum/event-query';
 import type { Db } from 'mongodb';
 import { MongoClient } from 'mongodb';
 
@@ -21,7 +21,7 @@ export async function loadEvents(db: Db, text: string): Promise<ImportSummary> {
   const repo = new EventsRepository(db);
   await repo.ensureIndexes();
   const config = loadConfig({ STRATUM_IDENTITY_SECRET: 'unused-by-the-loader' });
-  return importRecords(text, { converter: loadConverter(config) }, new IngestService(repo));
+  return importRecords(text, loadDecodeOptions(config), new IngestService(repo));
 }
 
 /** Loads a registry bootstrap file. */

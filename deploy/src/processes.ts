@@ -3,6 +3,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { stopChild, waitHealthy } from './child';
 import { ROOT } from './ferretdb';
 
 export interface StackPorts {
@@ -28,21 +29,6 @@ export interface RunningStack {
   gatewayUrl: string;
   urls: Record<keyof StackPorts, string>;
   stop(): Promise<void>;
-}
-
-async function waitHealthy(url: string, child: ChildProcess, name: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`${name} exited with code ${child.exitCode} during start-up`);
-    try {
-      const r = await fetch(`${url}/healthcheck`);
-      if (r.ok) return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`${name} did not become healthy at ${url} within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
 }
 
 /** Starts the services, then the gateway, and waits until each answers its health check. */
@@ -79,17 +65,7 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
   ];
   const children: ChildProcess[] = [];
   const stop = async () => {
-    await Promise.all(
-      children.map(
-        (c) =>
-          new Promise<void>((ok) => {
-            if (c.exitCode !== null) return ok();
-            c.once('exit', () => ok());
-            c.kill('SIGTERM');
-            setTimeout(() => c.kill('SIGKILL'), 5000).unref();
-          }),
-      ),
-    );
+    await Promise.all(children.map(stopChild));
   };
   try {
     const started = pieces.map(([name, file, env]) => {

@@ -86,3 +86,17 @@ export function cacheRedis(url: string, commandTimeoutMs = 200): Redis {
   redis.on('error', () => undefined); // reported as misses; ioredis keeps reconnecting
   return redis;
 }
+
+/**
+ * The revision cache a service configures: Redis under `prefix` when `redisUrl` is set (replicas share it), else an
+ * in-process LRU of `max` entries.
+ * @returns the cache and how to release its connection.
+ */
+export function revisionCache(opts: { redisUrl: string; prefix: string; ttlSeconds: number; max: number }): {
+  cache: RevisionCache;
+  close(): void;
+} {
+  if (!opts.redisUrl) return { cache: new MemoryRevisionCache(opts.max, opts.ttlSeconds), close: () => undefined };
+  const redis = cacheRedis(opts.redisUrl);
+  return { cache: new RedisRevisionCache(redis, opts.prefix, opts.ttlSeconds), close: () => redis.disconnect() };
+}

@@ -16,8 +16,6 @@ export interface ServiceAppOptions {
   render: ErrorRenderer;
   /** The store `/healthcheck` pings: 200 `OK` while it answers, 503 otherwise. */
   store: Store;
-  /** Routes reachable without identity (versions documents). */
-  publicRouter?: Router;
   /** The service's routers, mounted after the identity check and body parser. */
   routers: Router[];
   /** Body size limit (body-parser syntax). */
@@ -36,7 +34,6 @@ export function createServiceApp(opts: ServiceAppOptions): Express {
     if (await opts.store.ping()) res.type('text/plain').send('OK');
     else res.status(503).type('text/plain').send('The document store is unavailable.');
   });
-  if (opts.publicRouter) app.use(opts.publicRouter);
   app.use(requireIdentity(opts.identitySecret));
   app.use(requireJsonBody());
   app.use(jsonBody(opts.bodyLimit));

@@ -53,6 +53,9 @@ export function accessLog(logger: Logger): RequestHandler {
   }) as unknown as RequestHandler;
 }
 
+/** Media types read as JSON bodies. */
+const JSON_TYPES = ['application/json', 'application/*+json'];
+
 /**
  * JSON body parser (any method; Panko accepts a JSON body on GET). Errors go to the error middleware. The raw bytes
  * stay in `res.locals.rawBody` for handlers that must read numbers exactly.
@@ -61,7 +64,7 @@ export function jsonBody(limit = '1mb'): RequestHandler {
   return express.json({
     limit,
     strict: false,
-    type: ['application/json', 'application/*+json'],
+    type: JSON_TYPES,
     verify: (_req, res, buf) => {
       (res as unknown as { locals: Record<string, unknown> }).locals.rawBody = buf;
     },
@@ -75,7 +78,7 @@ export function jsonBody(limit = '1mb'): RequestHandler {
 export function requireJsonBody(): RequestHandler {
   return (req, _res, next) => {
     const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
-    if (hasBody && !req.is(['application/json', 'application/*+json'])) {
+    if (hasBody && !req.is(JSON_TYPES)) {
       next(new AppError(415, `Unknown mimetype: ${req.headers['content-type'] ?? '(none)'}`));
       return;
     }
@@ -106,7 +109,6 @@ export function identityOf(res: Response): Identity {
   return id;
 }
 
-/** Unknown path → 404 in the group's shape. */
 /**
  * A handler for the other methods of a route: 405 with `Allow` (as pecan and Pecan/WSME services answer).
  * @param allow the route's methods, e.g. `GET, POST`.
@@ -118,6 +120,7 @@ export function methodNotAllowed(allow: string): RequestHandler {
   };
 }
 
+/** Unknown path → 404 in the group's shape. */
 export function notFound(): RequestHandler {
   return (_req, _res, next) => next(new AppError(404, 'The resource could not be found.'));
 }
@@ -142,4 +145,9 @@ export function externalBaseUrl(req: Request, prefix = ''): string {
   const proto = (req.headers['x-forwarded-proto'] as string | undefined)?.split(',')[0] ?? req.protocol;
   const host = (req.headers['x-forwarded-host'] as string | undefined) ?? req.headers.host ?? 'localhost';
   return `${proto}://${host}${prefix}`;
+}
+
+/** The base URL the client addressed through the gateway, with the group prefix the gateway forwarded. */
+export function forwardedBaseUrl(req: Request): string {
+  return externalBaseUrl(req, (req.headers['x-forwarded-prefix'] as string | undefined) ?? '');
 }

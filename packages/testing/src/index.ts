@@ -144,5 +144,8 @@ export async function startTestStack(opts: TestStackOptions = {}): Promise<TestS
   };
 }
 
+/** The X-Auth-Token header of one of the stack's personas. */
+export const tokenOf = (stack: TestStack, who: keyof TestStack['personas']) => ({ 'X-Auth-Token': stack.personas[who].token });
+
 /** A fresh random UUID (message ids, resource ids). */
 export const uuid = () => randomUUID();

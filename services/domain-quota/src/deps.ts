@@ -1,12 +1,13 @@
 /**
  * Composition root of the domain-quota process.
  */
+import { revisionCache } from '@stratum/cache';
 import { connectStore, type Store } from '@stratum/http-kit';
 import pino, { type Logger } from 'pino';
 import { AuditLog } from './audit/audit.log';
 import type { DomainQuotaConfig } from './config';
 import { DomainQuotasService } from './domain-quotas/domain-quotas.service';
-import { quotaCache, RegistryRepository } from './registry/registry.repository';
+import { RegistryRepository } from './registry/registry.repository';
 
 export interface DomainQuotaDeps {
   config: DomainQuotaConfig;
@@ -21,7 +22,12 @@ export interface DomainQuotaDeps {
 export async function createDeps(config: DomainQuotaConfig, logger?: Logger): Promise<DomainQuotaDeps> {
   const log = logger ?? pino({ name: 'domain-quota', level: config.LOG_LEVEL });
   const store = await connectStore(config.MONGODB_URI, config.MONGODB_DATABASE);
-  const cache = quotaCache(config.REDIS_URL, config.MONGODB_DATABASE, config.QUOTA_CACHE_TTL_S);
+  const cache = revisionCache({
+    redisUrl: config.REDIS_URL,
+    prefix: `stratum:${config.MONGODB_DATABASE}:dq_quotas:`,
+    ttlSeconds: config.QUOTA_CACHE_TTL_S,
+    max: 100_000,
+  });
   const registry = new RegistryRepository(store.db, cache.cache);
   await registry.ensureIndexes();
   const audit = new AuditLog(store.db);

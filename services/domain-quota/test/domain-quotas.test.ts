@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadRegistryFile, ROOT } from '@stratum/deploy';
-import { startTestStack, type TestStack } from '@stratum/testing';
+import { startTestStack, type TestStack, tokenOf } from '@stratum/testing';
 import request from 'supertest';
 import { parse, stringify } from 'yaml';
 
@@ -20,7 +20,7 @@ describe('group C: department and cloud quotas through the gateway (sample regis
   });
   afterAll(() => stack.close());
 
-  const as = (who: keyof TestStack['personas']) => ({ 'X-Auth-Token': stack.personas[who].token });
+  const as = (who: keyof TestStack['personas']) => tokenOf(stack, who);
   /** A PATCH by the cloud admin that must succeed. */
   const patchOk = (domainId: string, domain: Record<string, unknown>) =>
     request(stack.gateway).patch(`/v3/domain_quotas/${domainId}`).set(as('admin')).send({ domain }).expect(200);

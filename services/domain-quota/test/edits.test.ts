@@ -1,5 +1,5 @@
 import { loadRegistryFile } from '@stratum/deploy';
-import { startTestStack, type TestStack } from '@stratum/testing';
+import { startTestStack, type TestStack, tokenOf } from '@stratum/testing';
 import request from 'supertest';
 import { stringify } from 'yaml';
 
@@ -23,7 +23,7 @@ describe('group C: ETag and If-Match, dry runs, the audit log, project allocatio
   });
   afterAll(() => stack.close());
 
-  const admin = () => ({ 'X-Auth-Token': stack.personas.admin.token });
+  const admin = () => tokenOf(stack, 'admin');
   const patch = (domain: Record<string, unknown>, query = '') =>
     request(stack.gateway).patch(`/v3/domain_quotas/${D}${query}`).set(admin()).send({ domain });
 

@@ -13,7 +13,7 @@ import { connectStore } from '@stratum/http-kit';
 import { SingleBar } from 'cli-progress';
 import { Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from './config';
-import { loadConverter } from './deps';
+import { loadDecodeOptions } from './deps';
 import { EventsRepository } from './events/events.repository';
 import { expireEvents } from './ingest/expirer';
 import { importRecords } from './ingest/import';
@@ -25,8 +25,7 @@ function config() {
   return loadConfig({ ...EMBEDDED_DEFAULTS, STRATUM_IDENTITY_SECRET: 'unused-by-the-cli', ...process.env });
 }
 
-async function withRepo<T>(fn: (repo: EventsRepository) => Promise<T>): Promise<T> {
-  const c = config();
+async function withRepo<T>(c: ReturnType<typeof config>, fn: (repo: EventsRepository) => Promise<T>): Promise<T> {
   const store = await connectStore(c.MONGODB_URI, c.MONGODB_DATABASE);
   try {
     const repo = new EventsRepository(store.db);
@@ -51,8 +50,8 @@ program
       noTTYOutput: true,
       notTTYSchedule: 2000,
     });
-    const summary = await withRepo(async (repo) => {
-      const decode = { converter: loadConverter(c), telemetrySecret: c.TELEMETRY_SECRET || undefined };
+    const decode = loadDecodeOptions(c);
+    const summary = await withRepo(c, async (repo) => {
       let started = false;
       const s = await importRecords(text, decode, new IngestService(repo), (done, total) => {
         if (!started) {
@@ -86,7 +85,7 @@ program
       console.log('event_time_to_live is not set (-1): nothing expires');
       return;
     }
-    const r = await withRepo((repo) => expireEvents(repo, ttl, c.EVENT_EXPIRER_BATCH_SIZE));
+    const r = await withRepo(c, (repo) => expireEvents(repo, ttl, c.EVENT_EXPIRER_BATCH_SIZE));
     console.log(
       `deleted ${r.deleted} events generated before ${r.cutoff} in ${r.batches} batches; ${r.summariesDropped} event types left the summaries`,
     );

@@ -30,20 +30,21 @@ export interface EventQueryDeps {
 }
 
 /**
- * Reads the definitions file and builds the converter.
+ * How records are decoded: the converter built from the definitions file, and the telemetry secret for signatures.
  * @throws DefinitionError (or a file error) naming the problem: the process must not start with bad definitions.
  */
-export function loadConverter(config: EventQueryConfig): EventConverter {
-  return EventConverter.fromYaml(readFileSync(config.EVENT_DEFINITIONS_FILE, 'utf8'), {
+export function loadDecodeOptions(config: EventQueryConfig): DecodeOptions {
+  const converter = EventConverter.fromYaml(readFileSync(config.EVENT_DEFINITIONS_FILE, 'utf8'), {
     dropUnmatched: config.EVENT_DROP_UNMATCHED,
     storeRaw: config.EVENT_STORE_RAW,
   });
+  return { converter, telemetrySecret: config.TELEMETRY_SECRET || undefined };
 }
 
 /** Connects to the store (and the bus when configured), creates indexes and wires the services. */
 export async function createDeps(config: EventQueryConfig, logger?: Logger): Promise<EventQueryDeps> {
   const log = logger ?? pino({ name: 'event-query', level: config.LOG_LEVEL });
-  const decode: DecodeOptions = { converter: loadConverter(config), telemetrySecret: config.TELEMETRY_SECRET || undefined };
+  const decode = loadDecodeOptions(config);
   const store = await connectStore(config.MONGODB_URI, config.MONGODB_DATABASE);
   const eventsRepository = new EventsRepository(store.db, config.EVENTS_QUERY_TIMEOUT_MS);
   await eventsRepository.ensureIndexes();

@@ -1,14 +1,12 @@
 export { buildApp } from './app';
 export { type EventQueryConfig, loadConfig } from './config';
-export { createDeps, type EventQueryDeps, loadConverter } from './deps';
+export { createDeps, type EventQueryDeps, loadDecodeOptions } from './deps';
 export { translateComplexFilter } from './events/events.complex';
 export { toEventDoc } from './events/events.model';
 export { visibilityFilter } from './events/events.policy';
 export { mergeAnd, translateSimpleQuery } from './events/events.query';
 export { EventsRepository } from './events/events.repository';
-export { EventConverter } from './ingest/definitions';
 export { expireEvents } from './ingest/expirer';
 export { type ImportSummary, importRecords } from './ingest/import';
 export { IngestService } from './ingest/ingest.service';
-export { decodeRecord, parseRecord } from './ingest/notification';
-export { computeSignature, verifySignature } from './ingest/signature';
+export { computeSignature } from './ingest/signature';

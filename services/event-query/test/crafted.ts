@@ -1,7 +1,7 @@
 /**
  * Events crafted for one test (the rule under test decides each field), stored through the events repository.
  */
-import { startTestStack, type TestStack, uuid } from '@stratum/testing';
+import { startTestStack, type TestStack, tokenOf, uuid } from '@stratum/testing';
 import type { Event, Trait } from '@stratum/traits';
 import type request from 'supertest';
 import { EventsRepository, toEventDoc } from '../src';
@@ -34,9 +34,6 @@ export function seeder(stack: () => TestStack): (events: Event[]) => Promise<Eve
     return events;
   };
 }
-
-/** The X-Auth-Token header of a persona. */
-export const tokenOf = (stack: TestStack, who: keyof TestStack['personas']) => ({ 'X-Auth-Token': stack.personas[who].token });
 
 /** The message_ids of a list response, in order. */
 export const ids = (res: request.Response): string[] => res.body.map((e: { message_id: string }) => e.message_id);

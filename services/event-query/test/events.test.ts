@@ -1,5 +1,5 @@
 import { loadEvents } from '@stratum/deploy';
-import { startTestStack, type TestStack, uuid } from '@stratum/testing';
+import { startTestStack, type TestStack, tokenOf, uuid } from '@stratum/testing';
 import request from 'supertest';
 import { messageIdOf, reowned } from './samples';
 
@@ -27,7 +27,7 @@ describe('group A: events through the gateway (real notifications, FerretDB)', (
   });
   afterAll(() => stack.close());
 
-  const as = (who: keyof TestStack['personas']) => ({ 'X-Auth-Token': stack.personas[who].token });
+  const as = (who: keyof TestStack['personas']) => tokenOf(stack, who);
   const generatedOf = (res: request.Response) => res.body.map((e: { generated: string }) => e.generated);
 
   describe('A1 GET /v2/events/{message_id}', () => {

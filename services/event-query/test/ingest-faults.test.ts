@@ -5,10 +5,9 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { createPgDatabase, dropPgDatabase, freePort, ROOT, type RunningFerretDB, startFerretDB } from '@stratum/deploy';
-import { startTestStack, type TestStack, uuid } from '@stratum/testing';
+import { startTestStack, type TestStack, tokenOf, uuid } from '@stratum/testing';
 import request from 'supertest';
 import { ALL_TENANTS, Bus, ingestEnv, suffix, waitFor } from './amqp';
-import { tokenOf } from './crafted';
 
 jest.setTimeout(180_000);
 

@@ -6,10 +6,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from '@stratum/deploy';
-import { startTestStack, type TestStack, uuid } from '@stratum/testing';
+import { startTestStack, type TestStack, tokenOf, uuid } from '@stratum/testing';
 import request from 'supertest';
 import { computeSignature, EventsRepository, expireEvents } from '../src';
-import { tokenOf } from './crafted';
 
 jest.setTimeout(60_000);
 

@@ -1,7 +1,7 @@
 /**
  * Composition root of the lbaas-quota process.
  */
-import { cacheRedis, MemoryRevisionCache, RedisRevisionCache } from '@stratum/cache';
+import { revisionCache } from '@stratum/cache';
 import { connectStore, type Store } from '@stratum/http-kit';
 import pino, { type Logger } from 'pino';
 import { defaultsOf, type LbaasQuotaConfig } from './config';
@@ -19,15 +19,17 @@ export interface LbaasQuotaDeps {
 export async function createDeps(config: LbaasQuotaConfig, logger?: Logger): Promise<LbaasQuotaDeps> {
   const log = logger ?? pino({ name: 'lbaas-quota', level: config.LOG_LEVEL });
   const store = await connectStore(config.MONGODB_URI, config.MONGODB_DATABASE);
-  const redis = config.REDIS_URL ? cacheRedis(config.REDIS_URL) : undefined;
-  const cache = redis
-    ? new RedisRevisionCache(redis, `stratum:${config.MONGODB_DATABASE}:lbaas_quotas:`, config.QUOTA_CACHE_TTL_S)
-    : new MemoryRevisionCache(config.QUOTA_CACHE_MAX, config.QUOTA_CACHE_TTL_S);
-  const repo = new QuotasRepository(store.db, cache);
+  const cache = revisionCache({
+    redisUrl: config.REDIS_URL,
+    prefix: `stratum:${config.MONGODB_DATABASE}:lbaas_quotas:`,
+    ttlSeconds: config.QUOTA_CACHE_TTL_S,
+    max: config.QUOTA_CACHE_MAX,
+  });
+  const repo = new QuotasRepository(store.db, cache.cache);
   await repo.ensureIndexes();
   const quotas = new QuotasService(repo, Object.freeze(defaultsOf(config)), config.PAGINATION_MAX_LIMIT);
   const close = async () => {
-    redis?.disconnect();
+    cache.close();
     await store.close();
   };
   return { config, logger: log, store, quotas, close };

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { startTestStack, type TestStack } from '@stratum/testing';
+import { startTestStack, type TestStack, tokenOf } from '@stratum/testing';
 import request from 'supertest';
 
 const DEFAULTS = { load_balancer: 5, listener: -1, member: -1, pool: 4, health_monitor: -1, l7policy: 2, l7rule: 3 };
@@ -13,7 +13,7 @@ describe('group B: enforcement (consume, release, reconcile) through the gateway
   });
   afterAll(() => stack.close());
 
-  const as = (who: keyof TestStack['personas']) => ({ 'X-Auth-Token': stack.personas[who].token });
+  const as = (who: keyof TestStack['personas']) => tokenOf(stack, who);
   const project = () => randomBytes(16).toString('hex');
   const usagePath = (p: string) => `/v2.0/lbaas/quotas/${p}/usage`;
   const consume = (p: string, counts: Record<string, number>, who: keyof TestStack['personas'] = 'service') =>

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { startTestStack, type TestStack } from '@stratum/testing';
+import { startTestStack, type TestStack, tokenOf } from '@stratum/testing';
 import request from 'supertest';
 
 /** Octavia's functional tests randomise the defaults each run and pin one to unlimited so -1 is always exercised. */
@@ -15,7 +15,7 @@ describe('group B: load balancer quotas through the gateway', () => {
   });
   afterAll(() => stack.close());
 
-  const as = (who: keyof TestStack['personas']) => ({ 'X-Auth-Token': stack.personas[who].token });
+  const as = (who: keyof TestStack['personas']) => tokenOf(stack, who);
   const project = () => randomBytes(16).toString('hex');
   /** Arranges a quota record as the admin (PUT must answer 202). */
   const putQuota = (projectId: string, quota: Record<string, number | null>) =>

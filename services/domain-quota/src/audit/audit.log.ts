@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '@stratum/http-kit';
 import { fromMilli } from '@stratum/quota-items';
-import type { Collection, Db } from 'mongodb';
+import type { Collection, Db, Filter } from 'mongodb';
 import type { ItemChange } from '../domain-quotas/domain-quotas.allocation';
 import type { QuotaErrorDetail } from '../domain-quotas/domain-quotas.schema';
 
@@ -109,9 +109,12 @@ export class AuditLog {
    * @param before marker: the `_id` of the last entry of the previous page.
    */
   async list(domainId: string, limit: number, before?: string): Promise<AuditEntry[]> {
-    const all = await this.col.find({ domain_id: domainId }).sort({ at: -1, _id: -1 }).toArray();
-    const start = before === undefined ? 0 : all.findIndex((e) => e._id === before) + 1;
-    if (before !== undefined && start === 0) throw new AppError(400, `Invalid input: unknown marker ${before}`);
-    return all.slice(start, start + limit);
+    const filter: Filter<AuditEntry> = { domain_id: domainId };
+    if (before !== undefined) {
+      const marker = await this.col.findOne({ _id: before, domain_id: domainId });
+      if (!marker) throw new AppError(400, `Invalid input: unknown marker ${before}`);
+      filter.$or = [{ at: { $lt: marker.at } }, { at: marker.at, _id: { $lt: marker._id } }];
+    }
+    return this.col.find(filter).sort({ at: -1, _id: -1 }).limit(limit).toArray();
   }
 }

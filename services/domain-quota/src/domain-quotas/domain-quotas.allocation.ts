@@ -1,9 +1,10 @@
 /**
  * Quota arithmetic of the tree cloud → department → project, per region and item (reference/domain-quota.md §6.1,
  * §6.4 step 7, §6.5): the checks of one child's change against its parent and its own children, and the
- * reservation deltas on the parent. Pure functions on milli-unit values (UNLIMITED = -1); no I/O.
+ * reservation deltas on the parent. Pure functions on milli-unit values (UNLIMITED = -1) and node states; no I/O.
  */
 import { UNLIMITED } from '@stratum/quota-items';
+import { CLOUD_DOMAIN_ID, type QuotaSetState, type Values } from '../registry/registry.repository';
 import type { QuotaErrorDetail } from './domain-quotas.schema';
 
 /** What a child's quota commits in its parent's `allocated`: its value, or nothing when unlimited (§6.1 I2 keeps an
@@ -81,4 +82,39 @@ export function parentDeltas(c: ItemChange): {
     reserve: { allocated: Math.max(d, 0), unlimited: c.next === UNLIMITED && c.old !== UNLIMITED ? 1 : 0 },
     release: { allocated: Math.min(d, 0), unlimited: c.old === UNLIMITED && c.next !== UNLIMITED ? -1 : 0 },
   };
+}
+
+/** A node's quota for `item`; a missing value is -1 for the cloud and 0 for a department or project. */
+export const quotaOf = (state: { quotas: Values }, item: string, domainId: string) =>
+  state.quotas[item] ?? (domainId === CLOUD_DOMAIN_ID ? UNLIMITED : 0);
+
+/** What a parent node holds for `item`. */
+export const parentItem = (p: QuotaSetState, item: string): ParentItem => ({
+  quota: quotaOf(p, item, p.domain_id),
+  allocated: p.allocated[item] ?? 0,
+});
+
+/** What a node's own children hold for `item`. */
+export const childItem = (c: { allocated: Values; unlimited: Values }, item: string): ChildItem => ({
+  allocated: c.allocated[item] ?? 0,
+  unlimited: c.unlimited[item] ?? 0,
+});
+
+/** `state` with the deltas of `changes` (reserve or release side, times `sign`) applied; null when nothing changes. */
+export function withDeltas(state: QuotaSetState, changes: ItemChange[], side: 'reserve' | 'release', sign: 1 | -1): QuotaSetState | null {
+  const allocated = { ...state.allocated };
+  const unlimited = { ...state.unlimited };
+  let changed = false;
+  for (const c of changes) {
+    const d = parentDeltas(c)[side];
+    if (d.allocated !== 0) {
+      allocated[c.item] = (allocated[c.item] ?? 0) + sign * d.allocated;
+      changed = true;
+    }
+    if (d.unlimited !== 0) {
+      unlimited[c.item] = (unlimited[c.item] ?? 0) + sign * d.unlimited;
+      changed = true;
+    }
+  }
+  return changed ? { ...state, allocated, unlimited } : null;
 }

@@ -8,12 +8,7 @@
  * - `limits(d)`: the largest value d's quota may be set to: what the parent leaves free plus d's own share (-1 under
  *   an unlimited parent; -1 for the cloud itself).
  *
- * A change of a child never over-commits its parent, without transactions (FerretDB has none), in three
- * linearizable steps (@stratum/revisions): (1) on the parent, check every item and reserve the increases; (2) on the
- * child, check that its values are still those the reservation was made for and that its own children fit, then set
- * them; (3) on the parent, release the decreases. A child that changed in between undoes (1) and the edit starts
- * again on fresh values. Between the steps the parent holds the reservation, so concurrent edits see less headroom,
- * never more. A crash between steps leaves a reservation (never an over-allocation); `reconcile` recomputes it.
+ * Edits go through QuotaTreeEdits (domain-quotas.edits.ts), which never over-commits a parent without transactions.
  */
 import { createHash } from 'node:crypto';
 import { AppError } from '@stratum/http-kit';
@@ -21,8 +16,9 @@ import { fromMilli, type ItemSpec, regionItems, UNLIMITED } from '@stratum/quota
 import { RevisionConflictError } from '@stratum/revisions';
 import type { AuditActor, AuditLog } from '../audit/audit.log';
 import { CLOUD_DOMAIN_ID, type QuotaSetState, type RegistryRepository, type Values } from '../registry/registry.repository';
-import { type ChildItem, conflictsOf, type ItemChange, limitOf, type ParentItem, parentDeltas } from './domain-quotas.allocation';
-import { parsePatch, type QuotaErrorDetail } from './domain-quotas.schema';
+import { limitOf, parentItem, quotaOf } from './domain-quotas.allocation';
+import { QuotaTreeEdits } from './domain-quotas.edits';
+import { parsePatch } from './domain-quotas.schema';
 
 export interface DepartmentRegionView {
   usage: Values;
@@ -52,47 +48,10 @@ export interface EditOptions {
   ifMatch?: string;
 }
 
-const MAX_ATTEMPTS = 50;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** A child node (a department under the cloud, or a project under its department) as the edit sees it. */
-interface ChildNode {
-  read(): Promise<{ revision: number; quotas: Values; allocated: Values; unlimited: Values }>;
-  /** Sets `quotas` if `decide` allows; returns what `decide` said. */
-  write(
-    decide: (cur: { revision: number; quotas: Values; allocated: Values; unlimited: Values }) => 'ok' | Refusal,
-    next: Values,
-  ): Promise<'ok' | Refusal>;
-}
-type Refusal = 'stale' | QuotaErrorDetail[];
-
-const quotaOf = (state: { quotas: Values }, item: string, domainId: string) =>
-  state.quotas[item] ?? (domainId === CLOUD_DOMAIN_ID ? UNLIMITED : 0);
-const parentItem = (p: QuotaSetState, item: string): ParentItem => ({
-  quota: quotaOf(p, item, p.domain_id),
-  allocated: p.allocated[item] ?? 0,
-});
-const childItem = (c: { allocated: Values; unlimited: Values }, item: string): ChildItem => ({
-  allocated: c.allocated[item] ?? 0,
-  unlimited: c.unlimited[item] ?? 0,
-});
-/** `state` with the deltas of `changes` (reserve or release side) applied; null when nothing changes. */
-function withDeltas(state: QuotaSetState, changes: ItemChange[], side: 'reserve' | 'release', sign: 1 | -1): QuotaSetState | null {
-  const allocated = { ...state.allocated };
-  const unlimited = { ...state.unlimited };
-  let changed = false;
-  for (const c of changes) {
-    const d = parentDeltas(c)[side];
-    if (d.allocated !== 0) {
-      allocated[c.item] = (allocated[c.item] ?? 0) + sign * d.allocated;
-      changed = true;
-    }
-    if (d.unlimited !== 0) {
-      unlimited[c.item] = (unlimited[c.item] ?? 0) + sign * d.unlimited;
-      changed = true;
-    }
-  }
-  return changed ? { ...state, allocated, unlimited } : null;
+/** A department's C1 view and the ETag of what it was built from. */
+export interface DepartmentView {
+  view: Record<string, DepartmentRegionView>;
+  etag: string;
 }
 
 /** The strong ETag of a department's quotas: its nodes' revisions per region. */
@@ -102,10 +61,14 @@ export function etagOf(revisions: [string, number][]): string {
 }
 
 export class DomainQuotasService {
+  private readonly edits: QuotaTreeEdits;
+
   constructor(
     private readonly repo: RegistryRepository,
     private readonly audit: AuditLog,
-  ) {}
+  ) {
+    this.edits = new QuotaTreeEdits(repo);
+  }
 
   async catalog(): Promise<Map<string, Catalog>> {
     const regions = await this.repo.listRegions();
@@ -118,10 +81,20 @@ export class DomainQuotasService {
     if (!(await this.repo.findDepartment(domainId))) throw new AppError(404, `Could not find domain: ${domainId}.`);
   }
 
+  /** @throws AppError 404 when the project is unknown or not in department `domainId`. */
+  private async requireProject(projectId: string, domainId: string) {
+    const project = await this.repo.findProject(projectId);
+    if (!project || project.domain_id !== domainId) throw new AppError(404, `Could not find project: ${projectId}.`);
+    return project;
+  }
+
   /** C1: `{<region>: {usage, quotas, limits}}` of a department (or of the cloud when domainId is `default`), and its ETag. */
-  async getDepartment(domainId: string): Promise<{ view: Record<string, DepartmentRegionView>; etag: string }> {
+  async getDepartment(domainId: string): Promise<DepartmentView> {
     await this.requireDepartment(domainId);
-    const catalog = await this.catalog();
+    return this.departmentView(domainId, await this.catalog());
+  }
+
+  private async departmentView(domainId: string, catalog: Map<string, Catalog>): Promise<DepartmentView> {
     const regions = [...catalog.keys()];
     const [own, cloud] = await Promise.all([
       Promise.all(regions.map((r) => this.repo.peekQuotaSet(r, domainId))),
@@ -153,12 +126,14 @@ export class DomainQuotasService {
   /** C3: `{<region>: {quotas, allocated, limits, usage, quota_fake, usage_collected_at}}` of the cloud platform. */
   async getCloud(): Promise<Record<string, CloudRegionView>> {
     const [catalog, usage] = await Promise.all([this.catalog(), this.repo.usageByRegion()]);
+    const regions = [...catalog.keys()];
+    const cloud = await Promise.all(regions.map((r) => this.repo.peekQuotaSet(r, CLOUD_DOMAIN_ID)));
     const out: Record<string, CloudRegionView> = {};
-    for (const [region, cat] of catalog) {
-      const cq = (await this.repo.peekQuotaSet(region, CLOUD_DOMAIN_ID)).state;
+    regions.forEach((region, i) => {
+      const cq = cloud[i]?.state as QuotaSetState;
       const u = usage.get(region);
       const view: CloudRegionView = { quotas: {}, allocated: {}, limits: {}, usage: {}, quota_fake: {} };
-      for (const item of cat.items.keys()) {
+      for (const item of (catalog.get(region) as Catalog).items.keys()) {
         const quota = fromMilli(quotaOf(cq, item, CLOUD_DOMAIN_ID));
         view.quotas[item] = quota;
         view.allocated[item] = fromMilli(cq.allocated[item] ?? 0);
@@ -168,8 +143,29 @@ export class DomainQuotasService {
       }
       if (u?.collected_at) view.usage_collected_at = u.collected_at;
       out[region] = view;
-    }
+    });
     return out;
+  }
+
+  /**
+   * Runs an edit, recording a refusal (4xx other than 404) in the audit log unless it is a dry run, and turning
+   * contended records into a 503.
+   */
+  private async audited<T>(
+    opts: EditOptions,
+    target: { domainId: string; region: () => string; projectId?: string },
+    edit: () => Promise<T>,
+  ): Promise<T> {
+    try {
+      return await edit();
+    } catch (e) {
+      if (e instanceof RevisionConflictError)
+        throw new AppError(503, 'Quota records are busy; try again.', undefined, { 'Retry-After': '1' });
+      if (e instanceof AppError && !opts.dryRun && e.status >= 400 && e.status < 500 && e.status !== 404) {
+        await this.audit.refused(opts.actor, target.domainId, target.region(), e, target.projectId);
+      }
+      throw e;
+    }
   }
 
   /**
@@ -179,231 +175,67 @@ export class DomainQuotasService {
    * @throws AppError 404 unknown department; 400 malformed body (all problems); 409 hierarchy conflicts (all, with
    *   min/max); 412 If-Match mismatch; 503 when the records stayed contended.
    */
-  async patch(domainId: string, body: unknown, opts: EditOptions): Promise<{ view: Record<string, DepartmentRegionView>; etag: string }> {
-    const region =
-      typeof (body as { domain?: { region?: unknown } })?.domain?.region === 'string'
-        ? (body as { domain: { region: string } }).domain.region
-        : '';
-    try {
+  patch(domainId: string, body: unknown, opts: EditOptions): Promise<DepartmentView> {
+    const region = () => {
+      const r = (body as { domain?: { region?: unknown } } | null)?.domain?.region;
+      return typeof r === 'string' ? r : '';
+    };
+    return this.audited(opts, { domainId, region }, async () => {
       await this.requireDepartment(domainId);
       const catalog = await this.catalog();
       const req = parsePatch(body, catalog);
       if (opts.ifMatch !== undefined) await this.checkEtag(domainId, [...catalog.keys()], opts.ifMatch);
+      const dryRun = !!opts.dryRun;
       const changes =
         domainId === CLOUD_DOMAIN_ID
-          ? await this.patchCloud(req.region, req.items, !!opts.dryRun)
-          : await this.setChild(req.region, CLOUD_DOMAIN_ID, this.departmentNode(req.region, domainId), req.items, !!opts.dryRun);
-      if (!opts.dryRun) await this.audit.accepted(opts.actor, domainId, req.region, changes);
-      const after = await this.getDepartment(domainId);
-      if (opts.dryRun) this.simulate(after.view, req.region, changes, domainId);
+          ? await this.edits.cloud(req.region, req.items, dryRun)
+          : await this.edits.department(req.region, domainId, req.items, dryRun);
+      if (!dryRun) await this.audit.accepted(opts.actor, domainId, req.region, changes);
+      const after = await this.departmentView(domainId, catalog);
+      // A dry run's view: the current one with the requested quotas (usage and limits as they are now).
+      if (dryRun) for (const c of changes) (after.view[req.region] as DepartmentRegionView).quotas[c.item] = fromMilli(c.next);
       return after;
-    } catch (e) {
-      if (e instanceof RevisionConflictError)
-        throw new AppError(503, 'Quota records are busy; try again.', undefined, { 'Retry-After': '1' });
-      if (e instanceof AppError && !opts.dryRun && e.status >= 400 && e.status < 500 && e.status !== 404) {
-        await this.audit.refused(opts.actor, domainId, region, e);
-      }
-      throw e;
-    }
-  }
-
-  /** A dry run's view: the current one with the requested quotas (usage and limits as they are now). */
-  private simulate(view: Record<string, DepartmentRegionView>, region: string, changes: ItemChange[], _domainId: string): void {
-    const v = view[region];
-    if (!v) return;
-    for (const c of changes) v.quotas[c.item] = fromMilli(c.next);
+    });
   }
 
   private async checkEtag(domainId: string, regions: string[], ifMatch: string): Promise<void> {
-    const revs = await Promise.all(
-      regions.map(async (r) => [r, (await this.repo.quotaSets.read(`${r}/${domainId}`))?.revision ?? 0] as [string, number]),
-    );
-    const current = etagOf(revs);
+    const revs = await Promise.all(regions.map(async (r) => [r, (await this.repo.readQuotaSet(r, domainId)).revision] as [string, number]));
     const given = ifMatch.split(',').map((s) => s.trim());
-    if (!given.includes('*') && !given.includes(current)) {
+    if (!given.includes('*') && !given.includes(etagOf(revs))) {
       throw new AppError(412, 'The department quotas changed since they were read (If-Match does not match the current ETag).');
     }
-  }
-
-  private departmentNode(region: string, domainId: string): ChildNode {
-    return {
-      read: async () => {
-        const r = await this.repo.quotaSets.read(`${region}/${domainId}`);
-        const s = r?.state;
-        return { revision: r?.revision ?? 0, quotas: s?.quotas ?? {}, allocated: s?.allocated ?? {}, unlimited: s?.unlimited ?? {} };
-      },
-      write: async (decide, next) => {
-        const { result } = await this.repo.changeQuotaSet<'ok' | Refusal>(region, domainId, (cur) => {
-          const verdict = decide({ revision: cur.revision, ...cur.state });
-          return verdict === 'ok'
-            ? { next: { ...cur.state, quotas: { ...cur.state.quotas, ...next } }, result: 'ok' }
-            : { result: verdict };
-        });
-        return result;
-      },
-    };
-  }
-
-  private projectNode(region: string, projectId: string, domainId: string): ChildNode {
-    return {
-      read: async () => {
-        const r = await this.repo.projectQuotas.read(`${region}/${projectId}`);
-        return { revision: r?.revision ?? 0, quotas: r?.state.quotas ?? {}, allocated: {}, unlimited: {} };
-      },
-      write: async (decide, next) => {
-        const { result } = await this.repo.changeProjectQuota<'ok' | Refusal>(region, projectId, domainId, (cur) => {
-          const verdict = decide({ revision: cur.revision, quotas: cur.state.quotas, allocated: {}, unlimited: {} });
-          return verdict === 'ok'
-            ? { next: { ...cur.state, domain_id: domainId, quotas: { ...cur.state.quotas, ...next } }, result: 'ok' }
-            : { result: verdict };
-        });
-        return result;
-      },
-    };
-  }
-
-  /**
-   * Sets a child's quotas under `parentOwner`'s node in `region` (the three steps in the module comment).
-   * @returns the changes made (or, for a dry run, that would be made).
-   */
-  private async setChild(
-    region: string,
-    parentOwner: string,
-    node: ChildNode,
-    items: Map<string, number>,
-    dryRun: boolean,
-  ): Promise<ItemChange[]> {
-    for (let attempt = 1; ; attempt++) {
-      const child = await node.read();
-      const changes = [...items].map(([item, next]) => ({ item, old: child.quotas[item] ?? 0, next })).filter((c) => c.next !== c.old);
-      if (changes.length === 0) return [];
-      // 1. On the parent: every check, then reserve the increases.
-      let conflicts: QuotaErrorDetail[] = [];
-      const { result: reserved } = await this.repo.changeQuotaSet<boolean>(region, parentOwner, (p) => {
-        conflicts = changes.flatMap((c) => conflictsOf(region, c, parentItem(p.state, c.item), childItem(child, c.item), fromMilli));
-        if (conflicts.length > 0 || dryRun) return { result: false };
-        const next = withDeltas(p.state, changes, 'reserve', 1);
-        return next ? { next, result: true } : { result: false };
-      });
-      if (conflicts.length > 0) throw this.conflict(conflicts);
-      if (dryRun) return changes;
-      const undo = async () => {
-        if (reserved)
-          await this.repo.changeQuotaSet(region, parentOwner, (p) => ({
-            next: withDeltas(p.state, changes, 'reserve', -1) ?? p.state,
-            result: undefined,
-          }));
-      };
-      // 2. On the child: still the values decided on, and its own children still fit.
-      const next = Object.fromEntries(changes.map((c) => [c.item, c.next]));
-      const outcome = await node.write((cur) => {
-        if (changes.some((c) => (cur.quotas[c.item] ?? 0) !== c.old)) return 'stale';
-        const own = changes.flatMap((c) => conflictsOf(region, c, { quota: UNLIMITED, allocated: 0 }, childItem(cur, c.item), fromMilli));
-        return own.length > 0 ? own : 'ok';
-      }, next);
-      if (outcome !== 'ok') {
-        await undo();
-        if (outcome === 'stale') {
-          if (attempt >= MAX_ATTEMPTS) throw new RevisionConflictError(`${region}/${parentOwner}`);
-          await sleep(Math.random() * Math.min(20, attempt));
-          continue;
-        }
-        throw this.conflict(outcome);
-      }
-      // 3. On the parent: release the decreases.
-      await this.repo.changeQuotaSet(region, parentOwner, (p) => {
-        const released = withDeltas(p.state, changes, 'release', 1);
-        return released ? { next: released, result: undefined } : { result: undefined };
-      });
-      return changes;
-    }
-  }
-
-  /** The cloud's own edit: one step on its node (its parent is the capacity of the region, not modelled). */
-  private async patchCloud(region: string, items: Map<string, number>, dryRun: boolean): Promise<ItemChange[]> {
-    let details: QuotaErrorDetail[] = [];
-    const { result: changes } = await this.repo.changeQuotaSet<ItemChange[]>(region, CLOUD_DOMAIN_ID, (p) => {
-      const cs = [...items]
-        .map(([item, next]) => ({ item, old: quotaOf(p.state, item, CLOUD_DOMAIN_ID), next }))
-        .filter((c) => c.next !== c.old);
-      details = cs.flatMap((c) => conflictsOf(region, c, { quota: UNLIMITED, allocated: 0 }, childItem(p.state, c.item), fromMilli));
-      if (details.length > 0 || dryRun || cs.length === 0) return { result: cs };
-      const quotas = { ...p.state.quotas, ...Object.fromEntries(cs.map((c) => [c.item, c.next])) };
-      return { next: { ...p.state, quotas }, result: cs };
-    });
-    if (details.length > 0) {
-      for (const d of details) {
-        if (d.reason === 'unlimited_children' && d.item) d.departments = await this.repo.unlimitedDepartments(region, d.item);
-      }
-      throw this.conflict(details);
-    }
-    return changes;
   }
 
   /**
    * A project's allocation in one region (what its department has handed it), checked against its department (or
    * the cloud, for a project of the `default` domain) like any child.
-   * @throws AppError 404 unknown project; 400 malformed body; 409 conflicts; 412; 503.
+   * @throws AppError 404 unknown project; 400 malformed body; 409 conflicts; 503.
    */
   async setProjectQuotas(projectId: string, domainId: string, body: unknown, opts: EditOptions): Promise<Record<string, Values>> {
-    const project = await this.requireProject(projectId, domainId);
+    await this.requireProject(projectId, domainId);
     const catalog = await this.catalog();
     const req = parsePatch(body, catalog, 'project');
-    try {
-      const changes = await this.setChild(
-        req.region,
-        project.domain_id,
-        this.projectNode(req.region, projectId, project.domain_id),
-        req.items,
-        !!opts.dryRun,
-      );
-      if (!opts.dryRun) await this.audit.accepted(opts.actor, project.domain_id, req.region, changes, projectId);
-      return this.getProjectQuotas(projectId, domainId);
-    } catch (e) {
-      if (e instanceof RevisionConflictError)
-        throw new AppError(503, 'Quota records are busy; try again.', undefined, { 'Retry-After': '1' });
-      if (e instanceof AppError && !opts.dryRun && e.status >= 400 && e.status < 500)
-        await this.audit.refused(opts.actor, project.domain_id, req.region, e, projectId);
-      throw e;
-    }
+    return this.audited(opts, { domainId, region: () => req.region, projectId }, async () => {
+      const changes = await this.edits.project(req.region, projectId, domainId, req.items, !!opts.dryRun);
+      if (!opts.dryRun) await this.audit.accepted(opts.actor, domainId, req.region, changes, projectId);
+      return this.projectView(projectId, catalog);
+    });
   }
 
   /** A project's allocations: `{<region>: {item: value}}` (items it was never given are 0). */
   async getProjectQuotas(projectId: string, domainId: string): Promise<Record<string, Values>> {
     await this.requireProject(projectId, domainId);
-    const catalog = await this.catalog();
+    return this.projectView(projectId, await this.catalog());
+  }
+
+  private async projectView(projectId: string, catalog: Map<string, Catalog>): Promise<Record<string, Values>> {
+    const regions = [...catalog.keys()];
+    const quotas = await Promise.all(regions.map((r) => this.repo.readProjectQuota(r, projectId)));
     const out: Record<string, Values> = {};
-    for (const [region, cat] of catalog) {
-      const r = await this.repo.projectQuotas.read(`${region}/${projectId}`);
-      out[region] = Object.fromEntries([...cat.items.keys()].map((item) => [item, fromMilli(r?.state.quotas[item] ?? 0)]));
-    }
+    regions.forEach((region, i) => {
+      const q = quotas[i]?.state.quotas ?? {};
+      out[region] = Object.fromEntries([...(catalog.get(region) as Catalog).items.keys()].map((item) => [item, fromMilli(q[item] ?? 0)]));
+    });
     return out;
-  }
-
-  /** @throws AppError 404 when the project is unknown or not in department `domainId`. */
-  private async requireProject(projectId: string, domainId: string) {
-    const project = await this.repo.findProject(projectId);
-    if (!project || project.domain_id !== domainId) throw new AppError(404, `Could not find project: ${projectId}.`);
-    return project;
-  }
-
-  private conflict(details: QuotaErrorDetail[]): AppError {
-    const msg = details
-      .map((d) => {
-        switch (d.reason) {
-          case 'exceeds_limit':
-            return `Quota for ${d.item} in region ${d.region} cannot be ${d.requested}: at most ${d.max} is available from the parent quota.`;
-          case 'below_allocated':
-            return `Quota for ${d.item} in region ${d.region} cannot be ${d.requested}: ${d.min} is already allocated below it.`;
-          case 'unlimited_under_finite_parent':
-            return `Quota for ${d.item} in region ${d.region} cannot be unlimited while the parent quota is finite.`;
-          case 'unlimited_children':
-            return `Quota for ${d.item} in region ${d.region} cannot be finite while a quota below it is unlimited.`;
-          default:
-            return `Quota for ${d.item} in region ${d.region} cannot be ${d.requested}.`;
-        }
-      })
-      .join(' ');
-    return new AppError(409, msg, details);
   }
 }

@@ -21,7 +21,6 @@
  *
  * Values are integer milli-units (quota-items `toMilli`), -1 = unlimited.
  */
-import { cacheRedis, MemoryRevisionCache, RedisRevisionCache } from '@stratum/cache';
 import { type Decision, type Revision, type RevisionCache, RevisionedRecords } from '@stratum/revisions';
 import type { Collection, Db } from 'mongodb';
 
@@ -130,6 +129,16 @@ export class RegistryRepository {
     return withDefaults(await this.quotaSets.peek(quotaSetId(region, domainId)), region, domainId);
   }
 
+  /** A quota node's latest committed revision (linearizable; never the cache), or its empty state. */
+  async readQuotaSet(region: string, domainId: string): Promise<Revision<QuotaSetState>> {
+    return withDefaults(await this.quotaSets.read(quotaSetId(region, domainId)), region, domainId);
+  }
+
+  /** A project's latest committed quota in a region, or null when it was never given one. */
+  readProjectQuota(region: string, projectId: string): Promise<Revision<ProjectQuotaState> | null> {
+    return this.projectQuotas.read(quotaSetId(region, projectId));
+  }
+
   /** Linearizable change of a quota node (see RevisionedRecords.update); `decide` sees the empty state when none. */
   changeQuotaSet<R>(region: string, domainId: string, decide: (current: Revision<QuotaSetState>) => Decision<QuotaSetState, R>) {
     return this.quotaSets.update(quotaSetId(region, domainId), (cur) => decide(withDefaults(cur, region, domainId)));
@@ -152,11 +161,4 @@ export class RegistryRepository {
     const docs = await this.quotaSets.heads.find({ region, [`quotas.${item}`]: -1 }).toArray();
     return docs.map((d) => String(d.domain_id)).filter((d) => d !== CLOUD_DOMAIN_ID);
   }
-}
-
-/** The revision cache for quota views: Redis when `redisUrl` is set (replicas share it), else in-process. */
-export function quotaCache(redisUrl: string, database: string, ttlSeconds: number): { cache: RevisionCache; close(): void } {
-  if (!redisUrl) return { cache: new MemoryRevisionCache(100_000, ttlSeconds), close: () => undefined };
-  const redis = cacheRedis(redisUrl);
-  return { cache: new RedisRevisionCache(redis, `stratum:${database}:dq_quotas:`, ttlSeconds), close: () => redis.disconnect() };
 }

@@ -7,7 +7,7 @@ import { AppError } from '@stratum/http-kit';
 import { canonicalTimestamp } from '@stratum/traits';
 import { isInteger, isSafeNumber, parse as parseLossless } from 'lossless-json';
 import { type Filter, Long } from 'mongodb';
-import { type EventDoc, encodeTraitName } from './events.model';
+import { type EventDoc, encodeTraitName, toInt64 } from './events.model';
 import { bad, type Cond, mergeAnd } from './events.query';
 
 /** Comparison operators, lower-cased, with Ceilometer's aliases `=<` and `=>`. */
@@ -23,7 +23,7 @@ const COMPLEX_OPS: Record<string, string> = {
   '=~': '$regex',
   in: '$in',
 };
-const COMPLEX_OP_NAMES = ['=', '!=', '<', '<=', '=<', '>', '>=', '=>', '=~', 'in', 'and', 'or', 'not'];
+const COMPLEX_OP_NAMES = [...Object.keys(COMPLEX_OPS), 'and', 'or', 'not'];
 /** Nesting and size bounds: a hostile filter cannot cost unbounded work to translate or to run. */
 const MAX_DEPTH = 16;
 const MAX_NODES = 256;
@@ -62,8 +62,7 @@ export function parseQueryJson(text: string, prefix: string): unknown {
     return parseLossless(text, null, (n: string) => {
       if (isSafeNumber(n)) return Number(n);
       if (!isInteger(n)) return Number(n);
-      const big = BigInt(n);
-      return big >= -(2n ** 63n) && big <= 2n ** 63n - 1n ? Long.fromBigInt(big) : n;
+      return toInt64(BigInt(n)) ?? n;
     });
   } catch (err) {
     throw bad(`${prefix}${(err as Error).message}`);

@@ -42,6 +42,11 @@ export function encodeTraitName(name: string): string {
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
+/** `big` as a stored int64 (`Long`), or undefined when it is outside int64 (callers keep it as text then). */
+export function toInt64(big: bigint): Long | undefined {
+  return big >= INT64_MIN && big <= INT64_MAX ? Long.fromBigInt(big) : undefined;
+}
+
 /**
  * Typed value of a trait for the `t` map, from its wire string: integers as int64 (`Long`, so values beyond 2^53
  * compare exactly; beyond int64 they stay strings), floats as doubles, datetimes in canonical form, text as is.
@@ -50,8 +55,7 @@ export function typedTraitValue(trait: Trait): string | number | Long {
   switch (trait.type) {
     case 'integer': {
       if (!/^-?\d+$/.test(trait.value)) return trait.value;
-      const big = BigInt(trait.value);
-      return big >= INT64_MIN && big <= INT64_MAX ? Long.fromBigInt(big) : trait.value;
+      return toInt64(BigInt(trait.value)) ?? trait.value;
     }
     case 'float': {
       const n = Number(trait.value);

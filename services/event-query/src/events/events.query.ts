@@ -9,7 +9,7 @@
 import { AppError } from '@stratum/http-kit';
 import { canonicalTimestamp, parseTraitType, type TraitType } from '@stratum/traits';
 import { type Filter, Long } from 'mongodb';
-import { type EventDoc, encodeTraitName } from './events.model';
+import { type EventDoc, encodeTraitName, toInt64 } from './events.model';
 
 /** A MongoDB filter under construction. */
 export type Cond = Record<string, unknown>;
@@ -105,8 +105,7 @@ export function convertTraitValue(value: string, typeName: string): string | num
       const text = value.trim();
       if (!/^[-+]?\d+$/.test(text)) throw bad(`Unable to convert the value ${value} to the expected data type integer.`);
       const big = BigInt(text);
-      if (big < -(2n ** 63n) || big > 2n ** 63n - 1n) return big.toString();
-      return Long.fromBigInt(big);
+      return toInt64(big) ?? big.toString();
     }
     case 'float': {
       const n = Number(value);
@@ -161,6 +160,11 @@ export function translateSimpleQuery(q: SimpleQuery[], isAdmin: boolean): Simple
     if (allowed && !allowed.includes(op)) {
       throw bad(`Operator ${op} is not supported. Only \`${allowed[0]}' operator is available for field ${item.field}`);
     }
+    // For a non-admin, all_tenants is an ordinary trait name.
+    if (item.field === 'all_tenants' && isAdmin) {
+      allTenants = TRUE_STRINGS.has(item.value.trim().toLowerCase());
+      continue;
+    }
     switch (item.field) {
       case 'event_type':
         parts.push({ event_type: item.value });
@@ -173,13 +177,6 @@ export function translateSimpleQuery(q: SimpleQuery[], isAdmin: boolean): Simple
         break;
       case 'end_timestamp':
         parts.push({ generated: { $lte: timestampOrFail(item.value) } });
-        break;
-      case 'all_tenants':
-        if (isAdmin) {
-          allTenants = TRUE_STRINGS.has(item.value.trim().toLowerCase());
-          break;
-        }
-        parts.push(traitCondition(item.field, MONGO_OP[op], convertTraitValue(item.value, item.type)));
         break;
       default:
         parts.push(traitCondition(item.field, MONGO_OP[op], convertTraitValue(item.value, item.type)));

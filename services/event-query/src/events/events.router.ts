@@ -4,7 +4,7 @@
  * `GET /v2/event_types`, `/v2/event_types/{type}/traits`, `/v2/event_types/{type}/traits/{name}`,
  * `GET /v2/capabilities`. Trailing slashes are accepted (python-pankoclient sends them).
  */
-import { AppError, externalBaseUrl, identityOf, methodNotAllowed } from '@stratum/http-kit';
+import { AppError, forwardedBaseUrl, identityOf, methodNotAllowed } from '@stratum/http-kit';
 import { type Request, type Response, Router } from 'express';
 import { parseQueryJson } from './events.complex';
 import { eventJson, eventsJson } from './events.model';
@@ -29,8 +29,7 @@ function setNextLink(req: Request, response: Response, page: Page<unknown>, para
   if (!page.next) return;
   params.set('limit', String(page.limit));
   params.set('marker', page.next);
-  const prefix = (req.headers['x-forwarded-prefix'] as string | undefined) ?? '';
-  response.setHeader('Link', `<${externalBaseUrl(req, prefix)}${req.path.replace(/\/$/, '')}?${params}>; rel="next"`);
+  response.setHeader('Link', `<${forwardedBaseUrl(req)}${req.path.replace(/\/$/, '')}?${params}>; rel="next"`);
 }
 
 export function eventsRouter(events: EventsService): Router {

@@ -53,13 +53,12 @@ export class EventsService {
    */
   async get(identity: Identity, messageId: string, allTenants = false): Promise<StoredEvent> {
     const doc = await this.repo.findById(messageId);
-    if (!doc || !canSee(identity, doc.project_id, isCloudAdmin(identity) && allTenants))
-      throw new AppError(404, `Event ${messageId} Not Found`);
+    if (!doc || !canSee(identity, doc.project_id, allTenants)) throw new AppError(404, `Event ${messageId} Not Found`);
     return doc;
   }
 
   /** The effective limit. @throws AppError 400 above the configured maximum. */
-  limitOf(limit: number | undefined): number {
+  private limitOf(limit: number | undefined): number {
     if (limit === undefined) return Math.min(this.limits.defaultLimit, this.limits.maxLimit);
     if (limit > this.limits.maxLimit) {
       throw new AppError(
@@ -108,19 +107,18 @@ export class EventsService {
   async query(identity: Identity, q: ComplexQuery): Promise<StoredEvent[]> {
     const filter = q.filter === undefined ? {} : translateComplexFilter(q.filter, { ownProject: nameableProject(identity) });
     const sort = q.orderby === undefined ? withTiebreak([['generated', q.desc ? -1 : 1]]) : translateOrderBy(q.orderby);
-    const allTenants = isCloudAdmin(identity) && q.allTenants;
-    const { rows } = await this.page(identity, filter, allTenants, sort, this.limitOf(q.limit), undefined);
+    const { rows } = await this.page(identity, filter, q.allTenants, sort, this.limitOf(q.limit), undefined);
     return rows;
   }
 
   /** `GET /v2/event_types`: the event types of the events the caller may see, sorted. */
   async eventTypes(identity: Identity, allTenants: boolean): Promise<string[]> {
-    return this.repo.eventTypes(visibilityFilter(identity, isCloudAdmin(identity) && allTenants));
+    return this.repo.eventTypes(visibilityFilter(identity, allTenants));
   }
 
   /** `GET /v2/event_types/{type}/traits`: distinct trait names and types of that type (`[]` for an unknown type). */
   async traitDescriptions(identity: Identity, eventType: string, allTenants: boolean): Promise<TraitDescription[]> {
-    return this.repo.traitDescriptions(eventType, visibilityFilter(identity, isCloudAdmin(identity) && allTenants));
+    return this.repo.traitDescriptions(eventType, visibilityFilter(identity, allTenants));
   }
 
   /**
@@ -134,8 +132,7 @@ export class EventsService {
     o: { limit?: number; marker?: string; allTenants: boolean },
   ): Promise<Page<Trait>> {
     const filter = { event_type: eventType, [`t.${encodeTraitName(name)}`]: { $exists: true } } as Filter<EventDoc>;
-    const allTenants = isCloudAdmin(identity) && o.allTenants;
-    const page = await this.page(identity, filter, allTenants, withTiebreak([['generated', 1]]), this.limitOf(o.limit), o.marker);
+    const page = await this.page(identity, filter, o.allTenants, withTiebreak([['generated', 1]]), this.limitOf(o.limit), o.marker);
     const rows = page.rows.flatMap((doc) => traitsOf(doc).filter((t) => t.name === name));
     return { rows, limit: page.limit, next: page.next };
   }

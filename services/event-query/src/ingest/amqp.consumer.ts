@@ -53,7 +53,6 @@ export interface ConsumerStats {
 
 interface Pending {
   events: Event[];
-  body: Buffer;
   resolve(): void;
   reject(err: unknown): void;
 }
@@ -137,7 +136,7 @@ export class NotificationConsumer {
     }
     if (events.length === 0) return ConsumerStatus.ACK;
     try {
-      await new Promise<void>((resolve, reject) => this.enqueue({ events, body, resolve, reject }));
+      await new Promise<void>((resolve, reject) => this.enqueue({ events, resolve, reject }));
     } catch (err) {
       if (err instanceof RejectedRecord) {
         await this.deadLetter(msg, body, err.message);

@@ -7,28 +7,31 @@
  * (`records[i]: …`). Answers 200 `{"stored": n, "duplicates": m}`; a duplicate message_id is not stored again.
  * Admin only (ingest.policy.ts), 403 otherwise; 503 when the store is down (the publisher may retry).
  */
-import { AppError, methodNotAllowed } from '@stratum/http-kit';
-import type { Identity } from '@stratum/identity';
+import { AppError, identityOf, methodNotAllowed } from '@stratum/http-kit';
 import type { Event } from '@stratum/traits';
 import { type Request, type Response, Router } from 'express';
 import { canIngest } from './ingest.policy';
 import type { IngestService } from './ingest.service';
 import { type DecodeOptions, decodeRecord, RejectedRecord } from './notification';
-import { parsePyJson } from './python';
+import { mayHoldInexactNumbers, parsePyJson } from './python';
 
 export const INGEST_PATH = '/v2/ingest/events';
 
 export function ingestRouter(ingest: IngestService, decode: DecodeOptions): Router {
   const r = Router({ strict: false });
-  r.post(INGEST_PATH, async (_req: Request, res: Response) => {
-    if (!canIngest(res.locals.identity as Identity)) throw new AppError(403, 'RBAC Authorization Failed');
+  r.post(INGEST_PATH, async (req: Request, res: Response) => {
+    if (!canIngest(identityOf(res))) throw new AppError(403, 'RBAC Authorization Failed');
     const raw = res.locals.rawBody as Buffer | undefined;
     if (!raw || raw.length === 0) throw new AppError(400, 'Missing request body: an array of serialized events');
-    let body: unknown;
-    try {
-      body = parsePyJson(raw.toString('utf8'));
-    } catch {
-      throw new AppError(400, 'Request is not in valid JSON format');
+    // express.json has parsed the body already; only one holding numbers JSON.parse would change is read again.
+    const text = raw.toString('utf8');
+    let body: unknown = req.body;
+    if (mayHoldInexactNumbers(text)) {
+      try {
+        body = parsePyJson(text);
+      } catch {
+        throw new AppError(400, 'Request is not in valid JSON format');
+      }
     }
     const records = Array.isArray(body) ? body : [body];
     const events: Event[] = [];

@@ -1,7 +1,7 @@
 /**
  * Group B routes, mounted under `/v2.0/lbaas`, `/v2/lbaas`, `/v2.0` and `/v2` (Octavia serves all four).
  */
-import { AppError, externalBaseUrl, identityOf, methodNotAllowed } from '@stratum/http-kit';
+import { AppError, forwardedBaseUrl, identityOf, methodNotAllowed } from '@stratum/http-kit';
 import { type Request, Router } from 'express';
 import { authorize, can } from './quotas.policy';
 import { presentListItem, presentQuota, presentUsage } from './quotas.presenter';
@@ -15,8 +15,7 @@ function pageLink(req: Request, marker: string, reverse: boolean): string {
   url.searchParams.set('marker', marker);
   if (reverse) url.searchParams.set('page_reverse', 'True');
   else url.searchParams.delete('page_reverse');
-  const prefix = (req.headers['x-forwarded-prefix'] as string | undefined) ?? '';
-  return `${externalBaseUrl(req, prefix)}${url.pathname}${url.search}`;
+  return `${forwardedBaseUrl(req)}${url.pathname}${url.search}`;
 }
 
 /**

@@ -159,10 +159,11 @@ export function parseListQuery(query: Record<string, unknown>): ListQuery {
     }
   }
   const sortKey = one('sort_key');
+  const sortDir = one('sort_dir');
   if (sortKey !== undefined) {
-    const dirs = (one('sort_dir') ?? '').split(',').filter(Boolean);
+    const dirs = (sortDir ?? '').split(',').filter(Boolean);
     for (const [i, key] of sortKey.split(',').entries()) sorts.push([key.trim(), dirs[i] ?? 'asc']);
-  } else if (one('sort_dir') !== undefined) sorts.push(['project_id', one('sort_dir') as string]);
+  } else if (sortDir !== undefined) sorts.push(['project_id', sortDir]);
   for (const [key, dir] of sorts) {
     if (!SORT_KEYS.has(key)) throw bad(`Supplied sort key '${key}' is not valid.`);
     out.direction = direction(dir);

@@ -73,11 +73,6 @@ export class QuotasService {
     return this.usageOf(projectId, (await this.repo.findOne(projectId)) ?? emptyQuotaState());
   }
 
-  /** The largest page size (`limit` above it, or `limit` <= 0, means this). */
-  get maxPageSize(): number {
-    return this.pageMax;
-  }
-
   /**
    * One page of records in project_id order (`direction`), walking from `marker` (backwards when `reverse`).
    * @returns the page in `direction` order, and whether more records lie beyond it in the walking direction.
