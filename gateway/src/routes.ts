@@ -44,7 +44,7 @@ export const GROUPS: Record<Group, GroupSpec> = {
   },
   domain: {
     prefix: '/domain-quota',
-    paths: ['/v3/domain_quotas', '/v3/domain_usage'],
+    paths: ['/v3/domain_quotas', '/v3/domain_usage', '/v3/domain_quota_registry'],
     render: renderKeystoneError,
     versions: domainQuotaVersions,
     name: 'department quota',

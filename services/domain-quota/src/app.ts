@@ -5,6 +5,7 @@ import { createServiceApp, renderKeystoneError } from '@stratum/http-kit';
 import type { Express } from 'express';
 import type { DomainQuotaDeps } from './deps';
 import { domainQuotasRouter } from './domain-quotas/domain-quotas.router';
+import { registryRouter } from './registry/registry.router';
 
 export function buildApp(deps: DomainQuotaDeps): Express {
   return createServiceApp({
@@ -12,6 +13,6 @@ export function buildApp(deps: DomainQuotaDeps): Express {
     identitySecret: deps.config.STRATUM_IDENTITY_SECRET,
     render: renderKeystoneError,
     store: deps.store,
-    routers: [domainQuotasRouter(deps.domainQuotas, deps.audit)],
+    routers: [domainQuotasRouter(deps.domainQuotas, deps.audit), registryRouter(deps.registryService)],
   });
 }

@@ -6,8 +6,10 @@ import { connectStore, type Store } from '@stratum/http-kit';
 import pino, { type Logger } from 'pino';
 import { AuditLog } from './audit/audit.log';
 import type { DomainQuotaConfig } from './config';
+import { QuotaTreeEdits } from './domain-quotas/domain-quotas.edits';
 import { DomainQuotasService } from './domain-quotas/domain-quotas.service';
 import { RegistryRepository } from './registry/registry.repository';
+import { RegistryService } from './registry/registry.service';
 
 export interface DomainQuotaDeps {
   config: DomainQuotaConfig;
@@ -16,6 +18,7 @@ export interface DomainQuotaDeps {
   registry: RegistryRepository;
   audit: AuditLog;
   domainQuotas: DomainQuotasService;
+  registryService: RegistryService;
   close(): Promise<void>;
 }
 
@@ -36,5 +39,15 @@ export async function createDeps(config: DomainQuotaConfig, logger?: Logger): Pr
     cache.close();
     await store.close();
   };
-  return { config, logger: log, store, registry, audit, domainQuotas: new DomainQuotasService(registry, audit), close };
+  const edits = new QuotaTreeEdits(registry);
+  return {
+    config,
+    logger: log,
+    store,
+    registry,
+    audit,
+    domainQuotas: new DomainQuotasService(registry, edits, audit),
+    registryService: new RegistryService(registry, edits, audit),
+    close,
+  };
 }

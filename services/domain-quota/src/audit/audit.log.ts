@@ -7,8 +7,9 @@
  * each entry as a `domain_quota.update` notification for the event service.
  */
 import { randomUUID } from 'node:crypto';
-import { AppError } from '@stratum/http-kit';
+import { AppError, identityOf } from '@stratum/http-kit';
 import { fromMilli } from '@stratum/quota-items';
+import type { Response } from 'express';
 import type { Collection, Db, Filter } from 'mongodb';
 import type { ItemChange } from '../domain-quotas/domain-quotas.allocation';
 import type { QuotaErrorDetail } from '../domain-quotas/domain-quotas.schema';
@@ -19,6 +20,12 @@ export interface AuditActor {
   projectId: string | null;
   domainId: string | null;
   requestId: string;
+}
+
+/** The acting identity and request id of a request, for the audit log. */
+export function actorOf(res: Response): AuditActor {
+  const id = identityOf(res);
+  return { userId: id.userId, projectId: id.projectId, domainId: id.domainId, requestId: String(res.locals.requestId ?? '') };
 }
 
 export interface AuditEntry {

@@ -3,16 +3,10 @@
  * audit log, and its projects' allocations.
  */
 import { AppError, identityOf, methodNotAllowed } from '@stratum/http-kit';
-import { type Request, type Response, Router } from 'express';
-import type { AuditActor, AuditLog } from '../audit/audit.log';
+import { type Request, Router } from 'express';
+import { type AuditLog, actorOf } from '../audit/audit.log';
 import { authorize } from './domain-quotas.policy';
 import type { DomainQuotasService } from './domain-quotas.service';
-
-/** The acting identity and request id, for the audit log. */
-function actorOf(res: Response): AuditActor {
-  const id = identityOf(res);
-  return { userId: id.userId, projectId: id.projectId, domainId: id.domainId, requestId: String(res.locals.requestId ?? '') };
-}
 
 /** `?dry_run=true|false`. @throws AppError 400 for another value. */
 function dryRunOf(req: Request): boolean {

@@ -17,7 +17,7 @@ import { RevisionConflictError } from '@stratum/revisions';
 import type { AuditActor, AuditLog } from '../audit/audit.log';
 import { CLOUD_DOMAIN_ID, type QuotaSetState, type RegistryRepository, type Values } from '../registry/registry.repository';
 import { limitOf, parentItem, quotaOf } from './domain-quotas.allocation';
-import { QuotaTreeEdits } from './domain-quotas.edits';
+import type { QuotaTreeEdits } from './domain-quotas.edits';
 import { parsePatch } from './domain-quotas.schema';
 
 export interface DepartmentRegionView {
@@ -61,14 +61,11 @@ export function etagOf(revisions: [string, number][]): string {
 }
 
 export class DomainQuotasService {
-  private readonly edits: QuotaTreeEdits;
-
   constructor(
     private readonly repo: RegistryRepository,
+    private readonly edits: QuotaTreeEdits,
     private readonly audit: AuditLog,
-  ) {
-    this.edits = new QuotaTreeEdits(repo);
-  }
+  ) {}
 
   async catalog(): Promise<Map<string, Catalog>> {
     const regions = await this.repo.listRegions();

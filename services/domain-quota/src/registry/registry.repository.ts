@@ -32,6 +32,8 @@ export interface RegionDoc {
   _id: string;
   volume_types: string[];
   products: string[];
+  /** Cinder volume type id → name, for types learnt from volume_type.* events (a rename carries only the id). */
+  volume_type_ids?: Record<string, string>;
 }
 export interface DepartmentDoc {
   _id: string;
@@ -109,6 +111,68 @@ export class RegistryRepository {
 
   listRegions(): Promise<RegionDoc[]> {
     return this.regions.find({}).sort({ _id: 1 }).toArray();
+  }
+
+  findRegion(region: string): Promise<RegionDoc | null> {
+    return this.regions.findOne({ _id: region });
+  }
+
+  async putRegion(doc: RegionDoc): Promise<void> {
+    await this.regions.replaceOne({ _id: doc._id }, doc, { upsert: true });
+  }
+
+  async deleteRegion(region: string): Promise<void> {
+    await this.regions.deleteOne({ _id: region });
+  }
+
+  listDepartments(): Promise<DepartmentDoc[]> {
+    return this.departments.find({}).sort({ _id: 1 }).toArray();
+  }
+
+  async putDepartment(doc: DepartmentDoc): Promise<void> {
+    await this.departments.replaceOne({ _id: doc._id }, doc, { upsert: true });
+  }
+
+  async deleteDepartment(domainId: string): Promise<void> {
+    await this.departments.deleteOne({ _id: domainId });
+  }
+
+  /** Projects, of one department when `domainId` is given, by id. */
+  listProjects(domainId?: string): Promise<ProjectDoc[]> {
+    return this.projects
+      .find(domainId === undefined ? {} : { domain_id: domainId })
+      .sort({ _id: 1 })
+      .toArray();
+  }
+
+  async putProject(doc: ProjectDoc): Promise<void> {
+    await this.projects.replaceOne({ _id: doc._id }, doc, { upsert: true });
+  }
+
+  async deleteProject(projectId: string): Promise<void> {
+    await this.projects.deleteOne({ _id: projectId });
+  }
+
+  async putUsage(doc: UsageDoc): Promise<void> {
+    await this.usage.replaceOne({ _id: doc._id }, doc, { upsert: true });
+  }
+
+  /**
+   * The items among `items` that some quota node (its quota or allocation) or project quota in `region` holds at a
+   * value other than 0: the items a region may not drop from its catalogue.
+   */
+  async itemsInUse(region: string, items: readonly string[]): Promise<string[]> {
+    if (items.length === 0) return [];
+    const held = (field: string) => items.map((i) => ({ [`${field}.${i}`]: { $exists: true, $ne: 0 } }));
+    const [nodes, projects] = await Promise.all([
+      this.quotaSets.heads.find({ region, $or: [...held('quotas'), ...held('allocated')] }).toArray(),
+      this.projectQuotas.heads.find({ region, $or: held('quotas') }).toArray(),
+    ]);
+    const used = new Set<string>();
+    for (const d of [...nodes, ...projects] as unknown as { quotas?: Values; allocated?: Values }[]) {
+      for (const i of items) if ((d.quotas?.[i] ?? 0) !== 0 || (d.allocated?.[i] ?? 0) !== 0) used.add(i);
+    }
+    return items.filter((i) => used.has(i));
   }
 
   findDepartment(domainId: string): Promise<DepartmentDoc | null> {

@@ -1,0 +1,119 @@
+/**
+ * The registry's admin endpoints, under `/v3/domain_quota_registry` (Keystone's envelope for bodies and errors):
+ *
+ * - `GET /regions`, `GET|PUT|DELETE /regions/{region}`  `{"region": {"volume_types": [...], "products": [...]}}`
+ * - `GET /domains`, `GET|PUT|DELETE /domains/{domain_id}`  `{"domain": {"name": ...}}`
+ * - `GET /projects[?domain_id=]`, `GET|PUT|DELETE /projects/{project_id}`  `{"project": {"domain_id": ..., "name": ...}}`
+ * - `GET /usage`, `PUT /usage/{region}`  `{"usage": {"collected_at"?: ISO-8601, "values": {item: value}}}`
+ *
+ * PUT answers 201 when it created the resource and 200 when it replaced it; DELETE answers 204.
+ */
+import { AppError, identityOf, methodNotAllowed, parseBody } from '@stratum/http-kit';
+import { type Request, type Response, Router } from 'express';
+import { actorOf } from '../audit/audit.log';
+import { authorize } from './registry.policy';
+import { DomainBody, KeystoneId, ProjectBody, RegionBody, UsageBody } from './registry.schema';
+import type { RegistryService } from './registry.service';
+
+export const REGISTRY_PREFIX = '/v3/domain_quota_registry';
+
+/** A path id checked like a body id. @throws AppError 400. */
+function idOf(req: Request, name: string): string {
+  const v = req.params[name] as string;
+  const ok = KeystoneId.safeParse(v);
+  if (!ok.success) throw new AppError(400, `Invalid input: ${name} ${ok.error.issues[0]?.message}`);
+  return v;
+}
+
+const created = (res: Response, isNew: boolean) => res.status(isNew ? 201 : 200);
+
+export function registryRouter(service: RegistryService): Router {
+  const r = Router({ strict: false });
+  const p = REGISTRY_PREFIX;
+  const read = (_req: Request, res: Response) => authorize(identityOf(res), 'registry:get');
+  const write = (_req: Request, res: Response) => authorize(identityOf(res), 'registry:update');
+
+  r.get(`${p}/regions`, async (req, res) => {
+    read(req, res);
+    res.json({ regions: await service.listRegions() });
+  });
+  r.get(`${p}/regions/:region`, async (req, res) => {
+    read(req, res);
+    res.json({ region: await service.getRegion(req.params.region as string) });
+  });
+  r.put(`${p}/regions/:region`, async (req, res) => {
+    write(req, res);
+    const body = parseBody(RegionBody, req.body);
+    const out = await service.putRegion(req.params.region as string, body.region);
+    created(res, out.created).json({ region: out.region });
+  });
+  r.delete(`${p}/regions/:region`, async (req, res) => {
+    write(req, res);
+    await service.deleteRegion(req.params.region as string);
+    res.status(204).end();
+  });
+
+  r.get(`${p}/domains`, async (req, res) => {
+    read(req, res);
+    res.json({ domains: await service.listDepartments() });
+  });
+  r.get(`${p}/domains/:domainId`, async (req, res) => {
+    read(req, res);
+    res.json({ domain: await service.getDepartment(idOf(req, 'domainId')) });
+  });
+  r.put(`${p}/domains/:domainId`, async (req, res) => {
+    write(req, res);
+    const id = idOf(req, 'domainId');
+    const body = parseBody(DomainBody, req.body);
+    const out = await service.putDepartment(id, body.domain.name);
+    created(res, out.created).json({ domain: out.domain });
+  });
+  r.delete(`${p}/domains/:domainId`, async (req, res) => {
+    write(req, res);
+    await service.deleteDepartment(idOf(req, 'domainId'), actorOf(res));
+    res.status(204).end();
+  });
+
+  r.get(`${p}/projects`, async (req, res) => {
+    read(req, res);
+    const domainId = req.query.domain_id;
+    if (domainId !== undefined && typeof domainId !== 'string') throw new AppError(400, 'Invalid input: domain_id must be given once');
+    res.json({ projects: await service.listProjects(domainId) });
+  });
+  r.get(`${p}/projects/:projectId`, async (req, res) => {
+    read(req, res);
+    res.json({ project: await service.getProject(idOf(req, 'projectId')) });
+  });
+  r.put(`${p}/projects/:projectId`, async (req, res) => {
+    write(req, res);
+    const id = idOf(req, 'projectId');
+    const body = parseBody(ProjectBody, req.body);
+    const out = await service.putProject(id, body.project);
+    created(res, out.created).json({ project: out.project });
+  });
+  r.delete(`${p}/projects/:projectId`, async (req, res) => {
+    write(req, res);
+    await service.deleteProject(idOf(req, 'projectId'), actorOf(res));
+    res.status(204).end();
+  });
+
+  r.get(`${p}/usage`, async (req, res) => {
+    read(req, res);
+    res.json({ usage: await service.getUsage() });
+  });
+  r.put(`${p}/usage/:region`, async (req, res) => {
+    authorize(identityOf(res), 'registry:usage:update');
+    const body = parseBody(UsageBody, req.body);
+    res.json({ usage: await service.putUsage(req.params.region as string, body.usage) });
+  });
+
+  r.all(`${p}/regions`, methodNotAllowed('GET'));
+  r.all(`${p}/regions/:region`, methodNotAllowed('GET, PUT, DELETE'));
+  r.all(`${p}/domains`, methodNotAllowed('GET'));
+  r.all(`${p}/domains/:domainId`, methodNotAllowed('GET, PUT, DELETE'));
+  r.all(`${p}/projects`, methodNotAllowed('GET'));
+  r.all(`${p}/projects/:projectId`, methodNotAllowed('GET, PUT, DELETE'));
+  r.all(`${p}/usage`, methodNotAllowed('GET'));
+  r.all(`${p}/usage/:region`, methodNotAllowed('PUT'));
+  return r;
+}

@@ -1,0 +1,51 @@
+/**
+ * Bodies of the registry's admin endpoints (`/v3/domain_quota_registry/...`), in Keystone's style: one member named
+ * after the resource.
+ */
+import { SECURE_CONTAINER_PRODUCT } from '@stratum/quota-items';
+import { z } from 'zod';
+
+/**
+ * A name that becomes part of a stored field path (volume types become items such as `volumes_<type>`), so no dots,
+ * no `$` and no whitespace. Keystone ids and names are at most 64 and 255 characters.
+ */
+export const PathSafeName = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[^.$\s]+$/, 'must not contain dots, $ or whitespace');
+
+/** Keystone ids (domains, projects): up to 64 characters, path-safe. */
+export const KeystoneId = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[^.$\s/]+$/, 'must not contain dots, slashes, $ or whitespace');
+
+/** Products the catalogue knows (reference/domain-quota.md §6.6). */
+export const PRODUCTS = [SECURE_CONTAINER_PRODUCT] as const;
+
+export const RegionBody = z.strictObject({
+  region: z.strictObject({
+    volume_types: z.array(PathSafeName).default([]),
+    products: z.array(z.enum(PRODUCTS)).default([]),
+  }),
+});
+export type RegionBody = z.infer<typeof RegionBody>;
+
+export const DomainBody = z.strictObject({
+  domain: z.strictObject({ name: z.string().min(1).max(255) }),
+});
+
+export const ProjectBody = z.strictObject({
+  project: z.strictObject({ domain_id: KeystoneId, name: z.string().min(1).max(255) }),
+});
+
+export const UsageBody = z.strictObject({
+  usage: z.strictObject({
+    /** When the services reported the values; now when omitted. */
+    collected_at: z.iso.datetime({ offset: true }).optional(),
+    /** item → actual use, in the item's unit (fractional where the item allows it). */
+    values: z.record(z.string(), z.number()),
+  }),
+});
