@@ -15,6 +15,8 @@ export interface ScenarioRow {
   /** Connection errors plus time-outs. */
   errors: number;
   non2xx: number;
+  /** Responses per HTTP status code, e.g. `{"200": 1234}`. */
+  statuses: Record<string, number>;
 }
 
 /** The row of one autocannon run. */
@@ -28,6 +30,7 @@ export function toRow(name: string, r: autocannon.Result, seconds: number, conne
     p99: r.latency.p99,
     errors: r.errors + r.timeouts,
     non2xx: r.non2xx,
+    statuses: Object.fromEntries(Object.entries(r.statusCodeStats ?? {}).map(([code, s]) => [code, s.count ?? 0])),
   };
 }
 
@@ -45,7 +48,7 @@ export function rowsTable(rows: readonly ScenarioRow[]): string {
 }
 
 /** One request of a scenario; a fresh one is made for every request sent. */
-export type BenchRequest = { method: 'GET' | 'POST' | 'PUT'; path: string; headers: Record<string, string>; body?: string };
+export type BenchRequest = { method: 'GET' | 'POST' | 'PUT' | 'PATCH'; path: string; headers: Record<string, string>; body?: string };
 
 /**
  * Runs `request()`s against `baseUrl` for `seconds` with `connections` in flight and reports progress on stderr.

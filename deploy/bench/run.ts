@@ -16,6 +16,7 @@ import { loadEvents, loadRegistryFile } from '../src/load';
 import { startStack } from '../src/processes';
 import { ensureSecret, ensureTokensFile, SAMPLE_PROJECT_ID } from '../src/tokens';
 import { rowsTable, runScenario, type ScenarioRow } from './autocannon';
+import { domainQuotaBench } from './domain-quota';
 import { eventsBench } from './events';
 import { ingestBench } from './ingest';
 import { lbaasBench } from './lbaas';
@@ -108,6 +109,7 @@ const SUITES: Record<string, { title: string; run: (seconds: number, connections
   events: { title: 'Event query at a million events', run: eventsBench },
   ingest: { title: 'Event ingestion through RabbitMQ', run: ingestBench },
   lbaas: { title: 'Load balancer quotas at 10,000 projects', run: (seconds) => lbaasBench(seconds) },
+  domain: { title: 'Department quotas (group C)', run: (seconds) => domainQuotaBench(seconds) },
 };
 
 /** Replaces (or appends) the `## title` section of the markdown `doc`. */

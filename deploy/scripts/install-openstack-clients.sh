@@ -1,17 +1,18 @@
 #!/bin/sh
 # Installs the official OpenStack clients that the compatibility tests drive, from Debian's packages:
 # python3-openstackclient (the `openstack` command), python3-octaviaclient (its `loadbalancer` commands) and
-# python3-openstacksdk. Does nothing when they are already there. Needs root (as CI and the session machines run).
+# python3-openstacksdk, and keystone (a real Keystone that integration tests bootstrap on SQLite and serve on
+# loopback; its service is not started). Does nothing when they are already there. Needs root (as CI and the session machines run).
 set -eu
-if [ -x /usr/bin/openstack ] && /usr/bin/python3 -c 'import openstack, octaviaclient' >/dev/null 2>&1; then
+if [ -x /usr/bin/openstack ] && [ -x /usr/bin/keystone-manage ] && /usr/bin/python3 -c 'import openstack, octaviaclient' >/dev/null 2>&1; then
   exit 0
 fi
 command -v apt-get >/dev/null 2>&1 || { echo "install-openstack-clients: apt-get not found (Debian's packages are needed)" >&2; exit 1; }
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
-echo "install-openstack-clients: installing python3-openstackclient, python3-octaviaclient, python3-openstacksdk (first run only)..." >&2
+echo "install-openstack-clients: installing python3-openstackclient, python3-octaviaclient, python3-openstacksdk, keystone (first run only)..." >&2
 export DEBIAN_FRONTEND=noninteractive
 # The package lists may be stale or missing on a fresh machine; refresh once, quietly.
 $SUDO apt-get update -qq >/dev/null || true
-$SUDO apt-get install -y -qq --no-install-recommends python3-openstackclient python3-octaviaclient python3-openstacksdk >/dev/null
+$SUDO apt-get install -y -qq --no-install-recommends python3-openstackclient python3-octaviaclient python3-openstacksdk keystone >/dev/null
 /usr/bin/openstack --version >&2

@@ -43,6 +43,8 @@ export interface TestStack {
   db: Db;
   /** The event service's composition root (its ingestion consumer, to stop it or read its counters). */
   eventDeps: eventQuery.EventQueryDeps;
+  /** The domain-quota service's composition root (its registry subscriber and audit publisher). */
+  domainDeps: domainQuota.DomainQuotaDeps;
   close(): Promise<void>;
 }
 
@@ -66,6 +68,8 @@ export interface TestStackOptions {
   lbaasEnv?: Record<string, string>;
   /** Extra environment for the event-query service. */
   eventEnv?: Record<string, string>;
+  /** Extra environment for the domain-quota service (e.g. AMQP_URL, KEYSTONE_URL). */
+  domainEnv?: Record<string, string>;
   /** The store for this stack instead of the shared test FerretDB (e.g. one a test stops and restarts). */
   mongodbUri?: string;
   /** Override an upstream URL (e.g. a closed port, to test outages). */
@@ -90,7 +94,7 @@ export async function startTestStack(opts: TestStackOptions = {}): Promise<TestS
 
   const eq = await eventQuery.createDeps(eventQuery.loadConfig({ ...common, ...opts.eventEnv }), logger);
   const lb = await lbaasQuota.createDeps(lbaasQuota.loadConfig({ ...common, ...opts.lbaasEnv }), logger);
-  const dq = await domainQuota.createDeps(domainQuota.loadConfig(common), logger);
+  const dq = await domainQuota.createDeps(domainQuota.loadConfig({ ...common, ...opts.domainEnv }), logger);
   const eqSrv = await listen(eventQuery.buildApp(eq));
   const lbSrv = await listen(lbaasQuota.buildApp(lb));
   const dqSrv = await listen(domainQuota.buildApp(dq));
@@ -135,6 +139,7 @@ export async function startTestStack(opts: TestStackOptions = {}): Promise<TestS
     deptDomainId,
     db: eq.store.db,
     eventDeps: eq,
+    domainDeps: dq,
     close: async () => {
       for (const s of [eqSrv, lbSrv, dqSrv]) s.server.closeAllConnections();
       await Promise.all([eqSrv, lbSrv, dqSrv].map((s) => new Promise((ok) => s.server.close(ok))));
@@ -149,3 +154,4 @@ export const tokenOf = (stack: TestStack, who: keyof TestStack['personas']) => (
 
 /** A fresh random UUID (message ids, resource ids). */
 export const uuid = () => randomUUID();
+export * from './amqp';

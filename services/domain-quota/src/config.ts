@@ -2,13 +2,36 @@
  * domain-quota settings, from the environment, parsed once.
  */
 import { BaseServiceEnv, parseConfig } from '@stratum/http-kit';
+import { KeystoneEnv } from '@stratum/keystone';
+import { EVENTS_FORWARD_EXCHANGE } from '@stratum/traits';
 import { z } from 'zod';
 
 export const DomainQuotaEnv = BaseServiceEnv.extend({
   PORT: z.coerce.number().int().min(0).max(65535).default(8783),
   /** How long a quota node stays in the view cache (Redis, or in-process without REDIS_URL), in seconds. */
   QUOTA_CACHE_TTL_S: z.coerce.number().int().min(1).default(60),
-});
+  /**
+   * RabbitMQ URL (`amqp://user:pass@host:5672/vhost`) of the bus the event service forwards identity and volume
+   * type events on, and where audit notifications are published; unset = neither (the registry then follows the
+   * cloud through its admin endpoints only, and the audit log stays in the store).
+   */
+  AMQP_URL: z.string().default(''),
+  /** The exchange the event service forwards to (its EVENT_FORWARD_EXCHANGE). */
+  REGISTRY_EVENTS_EXCHANGE: z.string().min(1).default(EVENTS_FORWARD_EXCHANGE),
+  /** The durable queue this service reads forwarded events from (one per deployment; replicas share it). */
+  REGISTRY_QUEUE: z.string().min(1).default('stratum.domain-quota.registry'),
+  /**
+   * The region whose Cinder publishes the volume_type.* events on this bus (Cinder's notifications do not name
+   * their region). Empty: the registry's only region, when it has exactly one; otherwise such events are skipped.
+   */
+  REGISTRY_VOLUME_TYPE_REGION: z.string().default(''),
+  /** Topic exchange the audit notifications (`domain_quota.update`) go to, with routing key `notifications.info`. */
+  AUDIT_NOTIFICATION_EXCHANGE: z.string().min(1).default('stratum'),
+  /** Whether that exchange is declared durable: as oslo.messaging's `amqp_durable_queues` of the consumers (default false). */
+  AUDIT_NOTIFICATION_EXCHANGE_DURABLE: z.stringbool().default(false),
+  /** How often unpublished audit entries are looked for, in milliseconds. */
+  AUDIT_PUBLISH_INTERVAL_MS: z.coerce.number().int().min(50).default(1000),
+}).extend(KeystoneEnv.shape);
 export type DomainQuotaConfig = Readonly<z.infer<typeof DomainQuotaEnv>>;
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): DomainQuotaConfig {

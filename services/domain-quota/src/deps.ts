@@ -3,13 +3,17 @@
  */
 import { revisionCache } from '@stratum/cache';
 import { connectStore, type Store } from '@stratum/http-kit';
+import { KeystoneClient } from '@stratum/keystone';
 import pino, { type Logger } from 'pino';
+import { Connection, type Publisher } from 'rabbitmq-client';
 import { AuditLog } from './audit/audit.log';
+import { AuditPublisher } from './audit/audit.publisher';
 import type { DomainQuotaConfig } from './config';
 import { QuotaTreeEdits } from './domain-quotas/domain-quotas.edits';
 import { DomainQuotasService } from './domain-quotas/domain-quotas.service';
 import { RegistryRepository } from './registry/registry.repository';
 import { RegistryService } from './registry/registry.service';
+import { RegistrySubscriber } from './registry/registry.subscriber';
 
 export interface DomainQuotaDeps {
   config: DomainQuotaConfig;
@@ -19,6 +23,10 @@ export interface DomainQuotaDeps {
   audit: AuditLog;
   domainQuotas: DomainQuotasService;
   registryService: RegistryService;
+  /** Present when AMQP_URL is set. */
+  subscriber?: RegistrySubscriber;
+  /** Present when AMQP_URL is set. */
+  auditPublisher?: AuditPublisher;
   close(): Promise<void>;
 }
 
@@ -35,11 +43,44 @@ export async function createDeps(config: DomainQuotaConfig, logger?: Logger): Pr
   await registry.ensureIndexes();
   const audit = new AuditLog(store.db);
   await audit.ensureIndexes();
+  const edits = new QuotaTreeEdits(registry);
+  const registryService = new RegistryService(registry, edits, audit);
+
+  let bus: Connection | undefined;
+  let subscriber: RegistrySubscriber | undefined;
+  let auditPublisher: AuditPublisher | undefined;
+  let publisher: Publisher | undefined;
+  if (config.AMQP_URL) {
+    bus = new Connection({ url: config.AMQP_URL, connectionName: 'stratum-domain-quota' });
+    bus.on('error', (err) => log.warn({ err: String(err) }, 'bus error'));
+    subscriber = new RegistrySubscriber(
+      bus,
+      registryService,
+      registry,
+      KeystoneClient.fromSettings(config),
+      { exchange: config.REGISTRY_EVENTS_EXCHANGE, queue: config.REGISTRY_QUEUE, volumeTypeRegion: config.REGISTRY_VOLUME_TYPE_REGION },
+      log,
+    );
+    await subscriber.start();
+    publisher = bus.createPublisher({
+      confirm: true,
+      maxAttempts: 3,
+      exchanges: [{ exchange: config.AUDIT_NOTIFICATION_EXCHANGE, type: 'topic', durable: config.AUDIT_NOTIFICATION_EXCHANGE_DURABLE }],
+    });
+    auditPublisher = new AuditPublisher(audit, publisher, config.AUDIT_NOTIFICATION_EXCHANGE, config.AUDIT_PUBLISH_INTERVAL_MS, log);
+    auditPublisher.start();
+    const kick = auditPublisher;
+    audit.onWrite = () => kick.kick();
+  }
+
   const close = async () => {
+    await subscriber?.close();
+    await auditPublisher?.close();
+    await publisher?.close();
+    await bus?.close();
     cache.close();
     await store.close();
   };
-  const edits = new QuotaTreeEdits(registry);
   return {
     config,
     logger: log,
@@ -47,7 +88,9 @@ export async function createDeps(config: DomainQuotaConfig, logger?: Logger): Pr
     registry,
     audit,
     domainQuotas: new DomainQuotasService(registry, edits, audit),
-    registryService: new RegistryService(registry, edits, audit),
+    registryService,
+    subscriber,
+    auditPublisher,
     close,
   };
 }

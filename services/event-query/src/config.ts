@@ -4,6 +4,7 @@
 
 import { resolve } from 'node:path';
 import { BaseServiceEnv, parseConfig } from '@stratum/http-kit';
+import { EVENTS_FORWARD_EXCHANGE } from '@stratum/traits';
 import { z } from 'zod';
 
 const list = (dflt: string) =>
@@ -46,7 +47,7 @@ export const EventQueryEnv = BaseServiceEnv.extend({
   INGEST_HTTP_BODY_LIMIT: z.string().default('10mb'),
   /** RabbitMQ URL of the notification bus (`amqp://user:pass@host:5672/vhost`); unset = no AMQP ingestion. */
   INGEST_AMQP_URL: z.string().default(''),
-  INGEST_EXCHANGES: list('nova,glance,neutron,openstack,cinder,keystone,octavia,heat'),
+  INGEST_EXCHANGES: list('nova,glance,neutron,openstack,cinder,keystone,octavia,heat,stratum'),
   INGEST_TOPICS: list('notifications'),
   INGEST_QUEUE: z.string().min(1).default('stratum.notifications'),
   INGEST_DEAD_LETTER_QUEUE: z.string().min(1).default('stratum.notifications.dead'),
@@ -59,8 +60,10 @@ export const EventQueryEnv = BaseServiceEnv.extend({
   INGEST_BATCH_SIZE: z.coerce.number().int().min(1).default(250),
   INGEST_BATCH_WAIT_MS: z.coerce.number().int().min(1).default(50),
   INGEST_MAX_IN_FLIGHT: z.coerce.number().int().min(1).default(4),
-  /** Event types (fnmatch globs) published to the `stratum.events` exchange after storing; '' = none. */
+  /** Event types (fnmatch globs) published to EVENT_FORWARD_EXCHANGE after storing; '' = none. */
   EVENT_FORWARD_TYPES: list('identity.project.*,identity.domain.*,volume_type.*'),
+  /** Durable topic exchange of forwarded events (the department quota service's REGISTRY_EVENTS_EXCHANGE). */
+  EVENT_FORWARD_EXCHANGE: z.string().min(1).default(EVENTS_FORWARD_EXCHANGE),
 
   /** `[database] event_time_to_live` in seconds; -1 keeps events forever. */
   EVENT_TIME_TO_LIVE: z.coerce.number().int().min(-1).default(-1),

@@ -4,7 +4,6 @@
  */
 import { readFileSync } from 'node:fs';
 import { connectStore, type Store } from '@stratum/http-kit';
-import { EVENTS_FORWARD_EXCHANGE } from '@stratum/traits';
 import pino, { type Logger } from 'pino';
 import { Connection, type Publisher } from 'rabbitmq-client';
 import type { EventQueryConfig } from './config';
@@ -63,9 +62,9 @@ export async function createDeps(config: EventQueryConfig, logger?: Logger): Pro
       forwardPublisher = bus.createPublisher({
         confirm: true,
         maxAttempts: 3,
-        exchanges: [{ exchange: EVENTS_FORWARD_EXCHANGE, type: 'topic', durable: true }],
+        exchanges: [{ exchange: config.EVENT_FORWARD_EXCHANGE, type: 'topic', durable: true }],
       });
-      forwarder = new EventForwarder(forwardPublisher, config.EVENT_FORWARD_TYPES);
+      forwarder = new EventForwarder(forwardPublisher, config.EVENT_FORWARD_EXCHANGE, config.EVENT_FORWARD_TYPES);
     }
   }
   const ingest = new IngestService(eventsRepository, forwarder);

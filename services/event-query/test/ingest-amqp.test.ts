@@ -5,11 +5,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '@stratum/deploy';
-import { startTestStack, type TestStack, tokenOf, uuid } from '@stratum/testing';
+import { ALL_TENANTS, Bus, ingestEnv, startTestStack, suffix, type TestStack, tokenOf, uuid, waitFor } from '@stratum/testing';
 import { EVENTS_FORWARD_EXCHANGE } from '@stratum/traits';
 import request from 'supertest';
 import { computeSignature } from '../src';
-import { ALL_TENANTS, Bus, ingestEnv, suffix, waitFor } from './amqp';
 
 const bodies = readFileSync(join(ROOT, 'deploy/samples/notifications.jsonl'), 'utf8').trim().split('\n');
 const manifest = readFileSync(join(ROOT, 'deploy/samples/notifications.manifest.jsonl'), 'utf8')

@@ -5,9 +5,8 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { createPgDatabase, dropPgDatabase, freePort, ROOT, type RunningFerretDB, startFerretDB } from '@stratum/deploy';
-import { startTestStack, type TestStack, tokenOf, uuid } from '@stratum/testing';
+import { ALL_TENANTS, Bus, ingestEnv, startTestStack, suffix, type TestStack, tokenOf, uuid, waitFor } from '@stratum/testing';
 import request from 'supertest';
-import { ALL_TENANTS, Bus, ingestEnv, suffix, waitFor } from './amqp';
 
 jest.setTimeout(180_000);
 

@@ -52,6 +52,8 @@ export const AUDIT_COLLECTION = 'dq_audit';
 
 export class AuditLog {
   readonly col: Collection<AuditEntry>;
+  /** Called after entries are written (the publisher's kick, so notifications follow without waiting a round). */
+  onWrite?: () => void;
 
   constructor(db: Db) {
     this.col = db.collection<AuditEntry>(AUDIT_COLLECTION);
@@ -90,6 +92,7 @@ export class AuditLog {
         outcome: 'accepted' as const,
       })),
     );
+    this.onWrite?.();
   }
 
   /** Records a refused change: one entry per detail of the error (or one without an item). */
@@ -109,6 +112,16 @@ export class AuditLog {
       message: error.message,
     }));
     await this.col.insertMany(entries);
+    this.onWrite?.();
+  }
+
+  /** Entries not yet published as notifications, oldest first. */
+  unpublished(limit: number): Promise<AuditEntry[]> {
+    return this.col.find({ published: false }).sort({ at: 1, _id: 1 }).limit(limit).toArray();
+  }
+
+  async markPublished(ids: readonly string[]): Promise<void> {
+    if (ids.length > 0) await this.col.updateMany({ _id: { $in: [...ids] } }, { $set: { published: true } });
   }
 
   /**

@@ -25,6 +25,7 @@ import {
   type RegistryRepository,
   type Values,
 } from './registry.repository';
+import { PathSafeName } from './registry.schema';
 
 /** A region as the API shows it. */
 export interface RegionView {
@@ -126,6 +127,9 @@ export class RegistryService {
 
   /** Adds a volume type to a region (idempotent), remembering its Cinder id when known. @throws AppError 404. */
   async addVolumeType(region: string, name: string, id?: string): Promise<void> {
+    if (!PathSafeName.safeParse(name).success) {
+      throw new AppError(400, `Invalid input: volume type name ${JSON.stringify(name)} cannot name quota items (dots, $ or whitespace)`);
+    }
     const cur = await this.requireRegion(region);
     const ids = { ...cur.volume_type_ids, ...(id ? { [id]: name } : {}) };
     const types = cur.volume_types.includes(name) ? cur.volume_types : [...cur.volume_types, name];

@@ -4,24 +4,25 @@
  * `store`, so they share one behaviour.
  */
 import type { Event } from '@stratum/traits';
-import { EVENTS_FORWARD_EXCHANGE } from '@stratum/traits';
 import type { Publisher } from 'rabbitmq-client';
 import { toEventDoc } from '../events/events.model';
 import type { EventsRepository } from '../events/events.repository';
 import { globToRegExp } from './definitions';
 import { RejectedRecord } from './notification';
 
-/** Publishes stored events of the configured types to `stratum.events` (see EVENTS_FORWARD_EXCHANGE). */
+/** Publishes stored events of the configured types to the forward exchange (`stratum.events`, see EVENTS_FORWARD_EXCHANGE). */
 export class EventForwarder {
   private readonly patterns: RegExp[];
 
   /**
    * @param publisher a confirming publisher: `send` resolves once the broker has the message, so an event is
    *   forwarded before the notification it came from is acknowledged.
+   * @param exchange the durable topic exchange subscribers bind to.
    * @param eventTypes fnmatch globs, e.g. `identity.project.*`.
    */
   constructor(
     private readonly publisher: Publisher,
+    private readonly exchange: string,
     eventTypes: readonly string[],
   ) {
     this.patterns = eventTypes.map(globToRegExp);
@@ -38,7 +39,7 @@ export class EventForwarder {
       wanted.map((e) =>
         this.publisher.send(
           {
-            exchange: EVENTS_FORWARD_EXCHANGE,
+            exchange: this.exchange,
             routingKey: e.event_type,
             durable: true,
             contentType: 'application/json',

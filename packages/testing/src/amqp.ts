@@ -1,5 +1,5 @@
 /**
- * RabbitMQ helpers for ingestion tests: publish bodies as OpenStack services do, read a queue, and remove the
+ * RabbitMQ helpers for tests of the bus (ingestion, forwarding, audit notifications): publish bodies as OpenStack services do, read a queue, and remove the
  * queues a test declared (a durable queue left bound to `nova` would collect every later notification).
  */
 import { randomBytes } from 'node:crypto';
@@ -15,6 +15,11 @@ export const suffix = () => randomBytes(4).toString('hex');
 export class Bus {
   readonly connection = new Connection({ url: AMQP_URL, connectionName: `stratum-test-${suffix()}` });
   private readonly publisher = this.connection.createPublisher({ confirm: true });
+
+  constructor() {
+    // A slow connect on a loaded machine is retried by the client; without a listener it would fail the test file.
+    this.connection.on('error', () => undefined);
+  }
 
   /** Publishes an oslo-style message: JSON body, utf-8 encoding, persistent, to a non-durable topic exchange. */
   async publish(exchange: string, routingKey: string, body: string | Buffer, durableExchange = false): Promise<void> {

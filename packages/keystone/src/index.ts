@@ -1,0 +1,139 @@
+/**
+ * A Keystone v3 client acting as a service user (keystoneauth's `password` plugin, reduced to what Stratum needs):
+ * it authenticates with `POST /v3/auth/tokens` (password method, project scope), keeps the token until shortly
+ * before its `expires_at`, re-authenticates once on a 401, and reads projects and domains.
+ */
+import { z } from 'zod';
+
+/** The service credentials, from the environment (the names of keystonemiddleware's `[keystone_authtoken]`). */
+export const KeystoneEnv = z.object({
+  /** Keystone's public endpoint, e.g. `http://keystone:5000/v3` (with or without `/v3`); '' = no Keystone. */
+  KEYSTONE_URL: z.string().default(''),
+  KEYSTONE_USERNAME: z.string().default(''),
+  KEYSTONE_PASSWORD: z.string().default(''),
+  KEYSTONE_USER_DOMAIN_NAME: z.string().default('Default'),
+  KEYSTONE_PROJECT_NAME: z.string().default('service'),
+  KEYSTONE_PROJECT_DOMAIN_NAME: z.string().default('Default'),
+  /** Per-request timeout, in milliseconds. */
+  KEYSTONE_TIMEOUT_MS: z.coerce.number().int().min(100).default(5000),
+});
+export type KeystoneSettings = z.infer<typeof KeystoneEnv>;
+
+export interface KeystoneProject {
+  id: string;
+  name: string;
+  domain_id: string;
+  is_domain: boolean;
+  enabled: boolean;
+}
+export interface KeystoneDomain {
+  id: string;
+  name: string;
+  enabled: boolean;
+}
+
+/** Keystone answered something other than the expected success (or could not be reached). */
+export class KeystoneError extends Error {
+  constructor(
+    message: string,
+    /** HTTP status, or 0 when Keystone could not be reached or did not answer in time. */
+    readonly status: number,
+  ) {
+    super(message);
+    this.name = 'KeystoneError';
+  }
+}
+
+/** Renew the service token this long before Keystone says it expires, in milliseconds. */
+const RENEW_BEFORE_MS = 60_000;
+
+export class KeystoneClient {
+  private readonly base: string;
+  private token: { value: string; expiresAt: number } | null = null;
+  private pending: Promise<string> | null = null;
+
+  constructor(private readonly settings: KeystoneSettings) {
+    if (!settings.KEYSTONE_URL) throw new Error('KEYSTONE_URL is not set');
+    this.base = settings.KEYSTONE_URL.replace(/\/+$/, '').replace(/\/v3$/, '');
+  }
+
+  /** A client when KEYSTONE_URL is set, else undefined. */
+  static fromSettings(settings: KeystoneSettings): KeystoneClient | undefined {
+    return settings.KEYSTONE_URL ? new KeystoneClient(settings) : undefined;
+  }
+
+  private async request(method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<Response> {
+    try {
+      return await fetch(`${this.base}${path}`, {
+        method,
+        headers: { Accept: 'application/json', ...(body ? { 'Content-Type': 'application/json' } : {}), ...headers },
+        body: body ? JSON.stringify(body) : undefined,
+        signal: AbortSignal.timeout(this.settings.KEYSTONE_TIMEOUT_MS),
+      });
+    } catch (e) {
+      throw new KeystoneError(`Keystone at ${this.base} is unreachable: ${(e as Error).message}`, 0);
+    }
+  }
+
+  /**
+   * The service user's token, authenticating when there is none or it is about to expire (one request at a time).
+   * @throws KeystoneError when Keystone refuses the credentials or cannot be reached.
+   */
+  async serviceToken(): Promise<string> {
+    if (this.token && this.token.expiresAt - RENEW_BEFORE_MS > Date.now()) return this.token.value;
+    this.pending ??= this.authenticate().finally(() => {
+      this.pending = null;
+    });
+    return this.pending;
+  }
+
+  private async authenticate(): Promise<string> {
+    const s = this.settings;
+    const res = await this.request(
+      'POST',
+      '/v3/auth/tokens',
+      {},
+      {
+        auth: {
+          identity: {
+            methods: ['password'],
+            password: { user: { name: s.KEYSTONE_USERNAME, domain: { name: s.KEYSTONE_USER_DOMAIN_NAME }, password: s.KEYSTONE_PASSWORD } },
+          },
+          scope: { project: { name: s.KEYSTONE_PROJECT_NAME, domain: { name: s.KEYSTONE_PROJECT_DOMAIN_NAME } } },
+        },
+      },
+    );
+    const value = res.headers.get('x-subject-token');
+    if (res.status !== 201 || !value) throw new KeystoneError(`Keystone refused the service credentials (HTTP ${res.status})`, res.status);
+    const body = (await res.json()) as { token?: { expires_at?: string } };
+    const expiresAt = Date.parse(body.token?.expires_at ?? '') || Date.now() + RENEW_BEFORE_MS * 2;
+    this.token = { value, expiresAt };
+    return value;
+  }
+
+  /** GET with the service token; a 401 (a revoked token) re-authenticates once. @returns the body, or null on 404. */
+  private async get<T>(path: string): Promise<T | null> {
+    for (let attempt = 0; ; attempt++) {
+      const res = await this.request('GET', path, { 'X-Auth-Token': await this.serviceToken() });
+      if (res.status === 401 && attempt === 0) {
+        this.token = null;
+        continue;
+      }
+      if (res.status === 404) return null;
+      if (res.status !== 200) throw new KeystoneError(`Keystone answered ${res.status} to GET ${path}`, res.status);
+      return (await res.json()) as T;
+    }
+  }
+
+  /** `GET /v3/projects/{id}`. @returns null when Keystone has no such project. @throws KeystoneError. */
+  async getProject(projectId: string): Promise<KeystoneProject | null> {
+    const body = await this.get<{ project: KeystoneProject }>(`/v3/projects/${encodeURIComponent(projectId)}`);
+    return body?.project ?? null;
+  }
+
+  /** `GET /v3/domains/{id}`. @returns null when Keystone has no such domain. @throws KeystoneError. */
+  async getDomain(domainId: string): Promise<KeystoneDomain | null> {
+    const body = await this.get<{ domain: KeystoneDomain }>(`/v3/domains/${encodeURIComponent(domainId)}`);
+    return body?.domain ?? null;
+  }
+}
