@@ -13,7 +13,9 @@
  * log entries newer than the head. Heads are what lists and filters read; they converge on the latest revision (a
  * writer re-checks the log after writing its head and repairs it when a writer on another replica got ahead).
  *
- * Within one process, updates of one key are queued, so contention costs retries only between replicas.
+ * Within one process, updates of one key are queued and committed in groups (all those that arrived while the
+ * previous commit ran, as one revision), so contention costs retries only between replicas and a hot key costs one
+ * commit per group rather than per update.
  *
  * Collections: `<name>` (heads: `{_id: key, revision, ...state}`) and `<name>.revisions`
  * (`{_id: "<key>@<n>", key, revision, state, at}`; the newest `keep` revisions of each key are kept).
@@ -50,6 +52,13 @@ interface LogDoc<S> {
 
 type HeadDoc = Document & { _id: string; revision: number };
 
+/** An update waiting for its key's next commit. */
+interface PendingUpdate<S, R> {
+  decide(current: Revision<S> | null): Decision<S, R>;
+  resolve(v: { result: R; current: Revision<S> | null }): void;
+  reject(e: unknown): void;
+}
+
 /**
  * A cache of heads in front of the store, for `peek` (implementations in @stratum/cache). Entries carry their
  * revision and only ever move forward (`offer` ignores an older revision), so a slow reader filling a miss cannot
@@ -71,6 +80,9 @@ export interface RevisionedRecordsOptions {
   maxAttempts?: number;
 }
 
+/** Log entries are pruned every this many revisions. */
+const PRUNE_EVERY = 8;
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** E11000 (duplicate key), as MongoDB and FerretDB report it. */
@@ -88,7 +100,9 @@ export class RevisionedRecords<S extends Document> {
   /** Heads: one document per key, the state's fields at top level plus `revision`. Query these for lists. */
   readonly heads: Collection<HeadDoc>;
   private readonly log: Collection<LogDoc<S>>;
-  private readonly queues = new Map<string, Promise<unknown>>();
+  /** Updates waiting per key (group commit), and the keys whose queue is being committed. */
+  private readonly pending = new Map<string, PendingUpdate<S, unknown>[]>();
+  private readonly draining = new Set<string>();
   private readonly keep: number;
   private readonly maxAttempts: number;
   private readonly cache?: RevisionCache;
@@ -148,41 +162,91 @@ export class RevisionedRecords<S extends Document> {
    * @throws RevisionConflictError after `maxAttempts` lost races; store errors as the driver raises them.
    */
   update<R>(key: string, decide: (current: Revision<S> | null) => Decision<S, R>): Promise<{ result: R; current: Revision<S> | null }> {
-    const prev = this.queues.get(key) ?? Promise.resolve();
-    const run = prev.then(
-      () => this.updateNow(key, decide),
-      () => this.updateNow(key, decide),
-    );
-    this.queues.set(key, run);
-    const forget = () => {
-      if (this.queues.get(key) === run) this.queues.delete(key);
-    };
-    run.then(forget, forget);
-    return run;
+    return new Promise((resolve, reject) => {
+      let queue = this.pending.get(key);
+      if (!queue) {
+        queue = [];
+        this.pending.set(key, queue);
+      }
+      queue.push({ decide, resolve, reject } as PendingUpdate<S, unknown>);
+      if (!this.draining.has(key)) void this.drain(key);
+    });
   }
 
-  private async updateNow<R>(
-    key: string,
-    decide: (current: Revision<S> | null) => Decision<S, R>,
-  ): Promise<{ result: R; current: Revision<S> | null }> {
-    for (let attempt = 1; ; attempt++) {
-      const current = await this.read(key);
-      const { next, result } = decide(current);
-      if (next === undefined) return { result, current };
-      const revision = (current?.revision ?? 0) + 1;
-      try {
-        await this.log.insertOne({ _id: revisionId(key, revision), key, revision, state: next, at: new Date() });
-      } catch (e) {
-        if (!isDuplicateKeyError(e)) throw e;
-        if (attempt >= this.maxAttempts) throw new RevisionConflictError(key);
-        // Another replica committed this revision; back off a little, with jitter, and decide again on its state.
-        await sleep(Math.random() * Math.min(50, 2 * attempt));
-        continue;
+  /** Commits the updates waiting for `key`, a batch at a time, until none is left. */
+  private async drain(key: string): Promise<void> {
+    this.draining.add(key);
+    try {
+      for (;;) {
+        const batch = this.pending.get(key);
+        if (!batch || batch.length === 0) break;
+        this.pending.delete(key);
+        await this.commitBatch(key, batch);
       }
-      const committed = { revision, state: next };
+    } finally {
+      this.draining.delete(key);
+      this.pending.delete(key);
+    }
+  }
+
+  /**
+   * Group commit: the updates queued for one key while the previous commit ran are decided in order, each on the
+   * state the ones before it left (with the base revision number), and committed together as one revision. One
+   * insert decides for all of them; if another replica won the revision, every decision is taken again on its
+   * state. A `decide` that throws refuses its own update only.
+   */
+  private async commitBatch(key: string, batch: PendingUpdate<S, unknown>[]): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      let base: Revision<S> | null;
+      try {
+        base = await this.read(key);
+      } catch (e) {
+        for (const u of batch) u.reject(e);
+        return;
+      }
+      let state = base;
+      let changed = false;
+      const outcomes: ({ ok: true; result: unknown } | { ok: false; error: unknown })[] = [];
+      for (const u of batch) {
+        try {
+          const { next, result } = u.decide(state);
+          if (next !== undefined) {
+            state = { revision: base?.revision ?? 0, state: next };
+            changed = true;
+          }
+          outcomes.push({ ok: true, result });
+        } catch (error) {
+          outcomes.push({ ok: false, error });
+        }
+      }
+      const settle = (current: Revision<S> | null) =>
+        batch.forEach((u, i) => {
+          const o = outcomes[i] as (typeof outcomes)[number];
+          if (o.ok) u.resolve({ result: o.result, current });
+          else u.reject(o.error);
+        });
+      if (!changed || !state) {
+        settle(base);
+        return;
+      }
+      const revision = (base?.revision ?? 0) + 1;
+      try {
+        await this.log.insertOne({ _id: revisionId(key, revision), key, revision, state: state.state, at: new Date() });
+      } catch (e) {
+        if (isDuplicateKeyError(e) && attempt < this.maxAttempts) {
+          // Another replica committed this revision; back off a little, with jitter, and decide again on its state.
+          await sleep(Math.random() * Math.min(50, 2 * attempt));
+          continue;
+        }
+        const error = isDuplicateKeyError(e) ? new RevisionConflictError(key) : e;
+        for (const u of batch) u.reject(error);
+        return;
+      }
+      const committed = { revision, state: state.state };
       // The log entry is the commit; a failed head write only delays the head (readers roll forward).
       await this.publish(key, committed).catch(() => undefined);
-      return { result, current: committed };
+      settle(committed);
+      return;
     }
   }
 
@@ -196,7 +260,12 @@ export class RevisionedRecords<S extends Document> {
       if (newer.revision === latest.revision) break;
       latest = newer;
     }
-    if (rev.revision > this.keep) await this.log.deleteOne({ _id: revisionId(key, rev.revision - this.keep) });
+    // Prune every PRUNE_EVERY revisions, the PRUNE_EVERY oldest beyond `keep` at once (one round trip, not one per write).
+    if (rev.revision > this.keep && rev.revision % PRUNE_EVERY === 0) {
+      const oldest = Array.from({ length: PRUNE_EVERY }, (_, i) => rev.revision - this.keep - i).filter((n) => n > 0);
+      const ids = oldest.map((n) => revisionId(key, n));
+      await this.log.deleteMany({ _id: { $in: ids } });
+    }
   }
 
   private async writeHead(key: string, rev: Revision<S>): Promise<void> {

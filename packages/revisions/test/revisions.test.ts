@@ -35,11 +35,13 @@ describe('RevisionedRecords on FerretDB', () => {
       Array.from({ length: 200 }, (_, i) => (replicas[i % 2] as RevisionedRecords<Counter>).update(key, inc(50))),
     );
     expect(outcomes.filter((o) => o.result).length).toBe(50);
-    const read = await (replicas[1] as RevisionedRecords<Counter>).read(key);
-    expect(read).toEqual({ revision: 50, state: { n: 50 } });
+    const read = (await (replicas[1] as RevisionedRecords<Counter>).read(key)) as Revision<Counter>;
+    expect(read.state).toEqual({ n: 50 });
+    // Updates queued together in one replica commit as one revision.
+    expect(read.revision).toBeLessThanOrEqual(50);
     // The head converged on the last revision, so lists see what reads see.
     const head = await (replicas[0] as RevisionedRecords<Counter>).heads.findOne({ _id: key });
-    expect(head).toEqual({ _id: key, n: 50, revision: 50 });
+    expect(head).toEqual({ _id: key, n: 50, revision: read.revision });
   });
 
   it('uncapped increments from two replicas lose no update, and old revisions are pruned', async () => {
@@ -48,9 +50,26 @@ describe('RevisionedRecords on FerretDB', () => {
     await Promise.all(
       Array.from({ length: 60 }, (_, i) => (replicas[i % 2] as RevisionedRecords<Counter>).update(key, inc(Number.MAX_SAFE_INTEGER))),
     );
-    expect(await (replicas[0] as RevisionedRecords<Counter>).read(key)).toEqual({ revision: 60, state: { n: 60 } });
+    expect((await (replicas[0] as RevisionedRecords<Counter>).read(key))?.state).toEqual({ n: 60 });
+    // One at a time, so each is its own revision: 40 more, and the log keeps `keep` plus at most one pruning batch (8).
+    const before = (await (replicas[0] as RevisionedRecords<Counter>).read(key))?.revision ?? 0;
+    for (let i = 0; i < 40; i++) await (replicas[i % 2] as RevisionedRecords<Counter>).update(key, inc(Number.MAX_SAFE_INTEGER));
+    expect(await (replicas[0] as RevisionedRecords<Counter>).read(key)).toEqual({ revision: before + 40, state: { n: 100 } });
     const kept = await (dbs[0] as Db).collection(`${name}.revisions`).countDocuments({ key });
-    expect(kept).toBeLessThanOrEqual(8);
+    expect(kept).toBeLessThanOrEqual(16);
+  });
+
+  it('a group commit refuses only the update whose decision threw; the others take effect in order', async () => {
+    const records = new RevisionedRecords<Counter>(dbs[0] as Db, name);
+    const key = `k-${randomBytes(4).toString('hex')}`;
+    const boom = () => {
+      throw new Error('refused');
+    };
+    const [a, b, c] = await Promise.allSettled([records.update(key, inc(10)), records.update(key, boom), records.update(key, inc(10))]);
+    expect(a.status).toBe('fulfilled');
+    expect(b).toMatchObject({ status: 'rejected', reason: new Error('refused') });
+    expect(c.status).toBe('fulfilled');
+    expect((await records.read(key))?.state).toEqual({ n: 2 });
   });
 
   it('a refusal changes nothing, and a decision that throws propagates without a write', async () => {

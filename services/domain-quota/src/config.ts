@@ -11,6 +11,11 @@ export const DomainQuotaEnv = BaseServiceEnv.extend({
   /** How long a quota node stays in the view cache (Redis, or in-process without REDIS_URL), in seconds. */
   QUOTA_CACHE_TTL_S: z.coerce.number().int().min(1).default(60),
   /**
+   * How long a process reuses the region catalogue and a department's existence, in milliseconds. Its own registry
+   * changes apply at once; another replica's within this time. 0 reads them on every request.
+   */
+  REGISTRY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(2000),
+  /**
    * RabbitMQ URL (`amqp://user:pass@host:5672/vhost`) of the bus the event service forwards identity and volume
    * type events on, and where audit notifications are published; unset = neither (the registry then follows the
    * cloud through its admin endpoints only, and the audit log stays in the store).

@@ -39,7 +39,7 @@ export async function createDeps(config: DomainQuotaConfig, logger?: Logger): Pr
     ttlSeconds: config.QUOTA_CACHE_TTL_S,
     max: 100_000,
   });
-  const registry = new RegistryRepository(store.db, cache.cache);
+  const registry = new RegistryRepository(store.db, cache.cache, config.REGISTRY_CACHE_TTL_MS);
   await registry.ensureIndexes();
   const audit = new AuditLog(store.db);
   await audit.ensureIndexes();

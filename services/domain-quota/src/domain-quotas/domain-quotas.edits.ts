@@ -61,7 +61,8 @@ export class QuotaTreeEdits {
    */
   department(region: string, domainId: string, items: Map<string, number>, dryRun: boolean): Promise<ItemChange[]> {
     const node: ChildNode = {
-      read: async () => (await this.repo.readQuotaSet(region, domainId)).state,
+      // The cached head: a stale one is caught in step 2, which re-checks the values on the committed revision.
+      read: async () => (await this.repo.peekQuotaSet(region, domainId)).state,
       write: async (decide, next) => {
         const { result } = await this.repo.changeQuotaSet<'ok' | Refusal>(region, domainId, (cur) => {
           const verdict = decide(cur.state);

@@ -61,21 +61,29 @@ export function etagOf(revisions: [string, number][]): string {
 }
 
 export class DomainQuotasService {
+  private readonly catalogs = new WeakMap<object, Map<string, Catalog>>();
+
   constructor(
     private readonly repo: RegistryRepository,
     private readonly edits: QuotaTreeEdits,
     private readonly audit: AuditLog,
   ) {}
 
+  /** The items of every region, rebuilt only when the repository's catalogue is re-read. */
   async catalog(): Promise<Map<string, Catalog>> {
-    const regions = await this.repo.listRegions();
-    return new Map(
-      regions.map((r) => [r._id, { items: regionItems({ volumeTypes: r.volume_types, products: r.products }), products: r.products }]),
-    );
+    const regions = await this.repo.catalogue();
+    let built = this.catalogs.get(regions);
+    if (!built) {
+      built = new Map(
+        regions.map((r) => [r._id, { items: regionItems({ volumeTypes: r.volume_types, products: r.products }), products: r.products }]),
+      );
+      this.catalogs.set(regions, built);
+    }
+    return built;
   }
 
   private async requireDepartment(domainId: string): Promise<void> {
-    if (!(await this.repo.findDepartment(domainId))) throw new AppError(404, `Could not find domain: ${domainId}.`);
+    if (!(await this.repo.departmentExists(domainId))) throw new AppError(404, `Could not find domain: ${domainId}.`);
   }
 
   /** @throws AppError 404 when the project is unknown or not in department `domainId`. */

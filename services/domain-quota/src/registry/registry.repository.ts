@@ -94,8 +94,20 @@ export class RegistryRepository {
   readonly quotaSets: RevisionedRecords<QuotaSetState>;
   readonly projectQuotas: RevisionedRecords<ProjectQuotaState>;
 
-  /** @param cache serves the head reads of views (C1, C3); every change is offered to it. */
-  constructor(db: Db, cache?: RevisionCache) {
+  /** Regions, and departments known to exist, as read within the last `catalogTtlMs` (see catalogue()). */
+  private regionsMemo: { at: number; value: Promise<RegionDoc[]> } | null = null;
+  private readonly knownDepartments = new Map<string, number>();
+
+  /**
+   * @param cache serves the head reads of views (C1, C3); every change is offered to it.
+   * @param catalogTtlMs how long this process reuses the region list and a department's existence; its own changes
+   *   apply at once, another replica's within this time.
+   */
+  constructor(
+    db: Db,
+    cache?: RevisionCache,
+    private readonly catalogTtlMs = 2000,
+  ) {
     this.regions = db.collection('dq_regions');
     this.departments = db.collection('dq_departments');
     this.projects = db.collection('dq_projects');
@@ -113,16 +125,40 @@ export class RegistryRepository {
     return this.regions.find({}).sort({ _id: 1 }).toArray();
   }
 
+  /** The regions as listRegions, reused for `catalogTtlMs`: the catalogue every view and edit starts from. */
+  catalogue(): Promise<RegionDoc[]> {
+    const now = Date.now();
+    if (!this.regionsMemo || now - this.regionsMemo.at > this.catalogTtlMs) {
+      const value = this.listRegions();
+      this.regionsMemo = { at: now, value };
+      value.catch(() => {
+        if (this.regionsMemo?.value === value) this.regionsMemo = null;
+      });
+    }
+    return this.regionsMemo.value;
+  }
+
+  /** Whether a department exists; a yes is reused for `catalogTtlMs` (a no is always asked again). */
+  async departmentExists(domainId: string): Promise<boolean> {
+    const seen = this.knownDepartments.get(domainId);
+    if (seen !== undefined && Date.now() - seen <= this.catalogTtlMs) return true;
+    const found = (await this.findDepartment(domainId)) !== null;
+    if (found) this.knownDepartments.set(domainId, Date.now());
+    return found;
+  }
+
   findRegion(region: string): Promise<RegionDoc | null> {
     return this.regions.findOne({ _id: region });
   }
 
   async putRegion(doc: RegionDoc): Promise<void> {
     await this.regions.replaceOne({ _id: doc._id }, doc, { upsert: true });
+    this.regionsMemo = null;
   }
 
   async deleteRegion(region: string): Promise<void> {
     await this.regions.deleteOne({ _id: region });
+    this.regionsMemo = null;
   }
 
   listDepartments(): Promise<DepartmentDoc[]> {
@@ -135,6 +171,7 @@ export class RegistryRepository {
 
   async deleteDepartment(domainId: string): Promise<void> {
     await this.departments.deleteOne({ _id: domainId });
+    this.knownDepartments.delete(domainId);
   }
 
   /** Projects, of one department when `domainId` is given, by id. */
