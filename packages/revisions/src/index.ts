@@ -199,7 +199,9 @@ export class RevisionedRecords<S extends Document> {
     for (let attempt = 1; ; attempt++) {
       let base: Revision<S> | null;
       try {
-        base = await this.read(key);
+        // First attempt on the head alone (one round trip): if it lags the log, the insert below fails and the
+        // next attempt rolls forward.
+        base = attempt === 1 ? await this.headOf(key) : await this.read(key);
       } catch (e) {
         for (const u of batch) u.reject(e);
         return;

@@ -7,16 +7,21 @@
  * check that its values are still those the reservation was made for and that its own children fit, then set them;
  * (3) on the parent, release the decreases. A child that changed in between undoes (1) and the edit starts again on
  * fresh values. Between the steps the parent holds the reservation, so concurrent edits see less headroom, never
- * more. A crash between steps leaves a reservation (never an over-allocation); nothing recomputes it yet.
+ * more. Step 1 is skipped when a change only gives back and is fine on the child's side (it cannot conflict with
+ * the parent), step 3 when nothing is given back. A crash between steps leaves a reservation (never an
+ * over-allocation); nothing recomputes it yet.
  */
 import { AppError } from '@stratum/http-kit';
 import { fromMilli, UNLIMITED } from '@stratum/quota-items';
 import { RevisionConflictError } from '@stratum/revisions';
 import { CLOUD_DOMAIN_ID, quotaSetId, type RegistryRepository, type Values } from '../registry/registry.repository';
-import { childItem, conflictsOf, type ItemChange, parentItem, quotaOf, withDeltas } from './domain-quotas.allocation';
+import { childItem, conflictsOf, type ItemChange, parentDeltas, parentItem, quotaOf, withDeltas } from './domain-quotas.allocation';
 import type { QuotaErrorDetail } from './domain-quotas.schema';
 
 const MAX_ATTEMPTS = 50;
+/** A parent that constrains nothing: checks with it are the child's side alone. */
+const NO_PARENT = { quota: UNLIMITED, allocated: 0 };
+const hasDelta = (d: { allocated: number; unlimited: number }) => d.allocated !== 0 || d.unlimited !== 0;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A child node as step 2 sees it. */
@@ -101,7 +106,7 @@ export class QuotaTreeEdits {
       const cs = [...items]
         .map(([item, next]) => ({ item, old: quotaOf(p.state, item, CLOUD_DOMAIN_ID), next }))
         .filter((c) => c.next !== c.old);
-      details = cs.flatMap((c) => conflictsOf(region, c, { quota: UNLIMITED, allocated: 0 }, childItem(p.state, c.item), fromMilli));
+      details = cs.flatMap((c) => conflictsOf(region, c, NO_PARENT, childItem(p.state, c.item), fromMilli));
       if (details.length > 0 || dryRun || cs.length === 0) return { result: cs };
       const quotas = { ...p.state.quotas, ...Object.fromEntries(cs.map((c) => [c.item, c.next])) };
       return { next: { ...p.state, quotas }, result: cs };
@@ -127,21 +132,27 @@ export class QuotaTreeEdits {
       const child = await node.read();
       const changes = [...items].map(([item, next]) => ({ item, old: child.quotas[item] ?? 0, next })).filter((c) => c.next !== c.old);
       if (changes.length === 0) return [];
-      // 1. On the parent: every check, then reserve the increases.
-      let conflicts: QuotaErrorDetail[] = [];
-      const { result: reserved } = await this.repo.changeQuotaSet<boolean>(region, parentOwner, (p) => {
-        conflicts = changes.flatMap((c) => conflictsOf(region, c, parentItem(p.state, c.item), childItem(child, c.item), fromMilli));
-        if (conflicts.length > 0 || dryRun) return { result: false };
-        const next = withDeltas(p.state, changes, 'reserve', 1);
-        return next ? { next, result: true } : { result: false };
-      });
-      if (conflicts.length > 0) throw conflictError(conflicts);
-      if (dryRun) return changes;
+      // 1. On the parent: every check, then reserve the increases. A change that only gives back (and is fine on
+      // the child's side) cannot conflict with the parent, so it skips this step.
+      const reserves = changes.some((c) => hasDelta(parentDeltas(c).reserve));
+      const childSide = changes.flatMap((c) => conflictsOf(region, c, NO_PARENT, childItem(child, c.item), fromMilli));
+      let reserved = false;
+      if (reserves || dryRun || childSide.length > 0) {
+        let conflicts: QuotaErrorDetail[] = [];
+        ({ result: reserved } = await this.repo.changeQuotaSet<boolean>(region, parentOwner, (p) => {
+          conflicts = changes.flatMap((c) => conflictsOf(region, c, parentItem(p.state, c.item), childItem(child, c.item), fromMilli));
+          if (conflicts.length > 0 || dryRun) return { result: false };
+          const next = withDeltas(p.state, changes, 'reserve', 1);
+          return next ? { next, result: true } : { result: false };
+        }));
+        if (conflicts.length > 0) throw conflictError(conflicts);
+        if (dryRun) return changes;
+      }
       // 2. On the child: still the values decided on, and its own children still fit.
       const next = Object.fromEntries(changes.map((c) => [c.item, c.next]));
       const outcome = await node.write((cur) => {
         if (changes.some((c) => (cur.quotas[c.item] ?? 0) !== c.old)) return 'stale';
-        const own = changes.flatMap((c) => conflictsOf(region, c, { quota: UNLIMITED, allocated: 0 }, childItem(cur, c.item), fromMilli));
+        const own = changes.flatMap((c) => conflictsOf(region, c, NO_PARENT, childItem(cur, c.item), fromMilli));
         return own.length > 0 ? own : 'ok';
       }, next);
       if (outcome !== 'ok') {
@@ -156,7 +167,8 @@ export class QuotaTreeEdits {
         await sleep(Math.random() * Math.min(20, attempt));
         continue;
       }
-      // 3. On the parent: release the decreases.
+      // 3. On the parent: release the decreases (when there are any).
+      if (!changes.some((c) => hasDelta(parentDeltas(c).release))) return changes;
       await this.repo.changeQuotaSet(region, parentOwner, (p) => {
         const released = withDeltas(p.state, changes, 'release', 1);
         return released ? { next: released, result: undefined } : { result: undefined };
