@@ -80,9 +80,6 @@ export interface RevisionedRecordsOptions {
   maxAttempts?: number;
 }
 
-/** Log entries are pruned every this many revisions. */
-const PRUNE_EVERY = 8;
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** E11000 (duplicate key), as MongoDB and FerretDB report it. */
@@ -262,12 +259,9 @@ export class RevisionedRecords<S extends Document> {
       if (newer.revision === latest.revision) break;
       latest = newer;
     }
-    // Prune every PRUNE_EVERY revisions, the PRUNE_EVERY oldest beyond `keep` at once (one round trip, not one per write).
-    if (rev.revision > this.keep && rev.revision % PRUNE_EVERY === 0) {
-      const oldest = Array.from({ length: PRUNE_EVERY }, (_, i) => rev.revision - this.keep - i).filter((n) => n > 0);
-      const ids = oldest.map((n) => revisionId(key, n));
-      await this.log.deleteMany({ _id: { $in: ids } });
-    }
+    // One deleteOne by `_id` per revision (FerretDB pushes `_id` equality down to PostgreSQL, not `$in`), not
+    // awaited: pruning is housekeeping, and a missed one only keeps an old entry.
+    if (rev.revision > this.keep) void this.log.deleteOne({ _id: revisionId(key, rev.revision - this.keep) }).catch(() => undefined);
   }
 
   private async writeHead(key: string, rev: Revision<S>): Promise<void> {
