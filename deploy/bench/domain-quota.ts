@@ -18,18 +18,19 @@
  * Redis, empty = in-process).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TokensFile } from '@stratum/gateway';
 import { type Identity, signIdentity } from '@stratum/identity';
 import { type ItemSpec, regionItems, SECURE_CONTAINER_PRODUCT } from '@stratum/quota-items';
 import { MongoClient } from 'mongodb';
-import { createPgDatabase, dropPgDatabase, ensureFerretDB, freePort, ROOT, startFerretDB } from '../src/ferretdb';
+import { freePort } from '../src/ferretdb';
 import { tuneDatabase } from '../src/ferretdb-pg';
 import { loadRegistryFile } from '../src/load';
 import { startStack } from '../src/processes';
 import { ensureSecret } from '../src/tokens';
 import { type BenchRequest, rowsTable, runScenario, type ScenarioRow } from './autocannon';
+import { startBenchStore } from './store';
 
 const hex = (n: number) => randomBytes(n).toString('hex');
 
@@ -102,16 +103,8 @@ export async function domainQuotaBench(
   // The cloud's 1,000,000 per item holds 400 departments at `high` (2,048.25) with room to spare.
   if (!Number.isInteger(departmentCount) || departmentCount < 1 || departmentCount > 400)
     throw new Error('BENCH_DOMAIN_DEPARTMENTS must be an integer from 1 to 400');
-  const dir = join(ROOT, 'var', 'bench-domain');
-  mkdirSync(dir, { recursive: true });
-  ensureFerretDB();
-  const pgDatabase = 'stratum_bench_domain';
-  const pgUrl = createPgDatabase(pgDatabase);
-  const store = await startFerretDB({
-    backend: { handler: 'postgresql', url: pgUrl },
-    port: await freePort(),
-    stateDir: dir,
-  });
+  const store = await startBenchStore('bench-domain', 'stratum_bench_domain');
+  const dir = store.dir;
   // The view cache (Redis) keys nodes by database and `<region>/<domain>`; a fresh name per run keeps an earlier
   // run's cached heads, which carry higher revisions than this run's, from answering for this run's nodes.
   const database = `stratum_${hex(4)}`;
@@ -133,7 +126,7 @@ export async function domainQuotaBench(
       await client.close();
     }
     // FerretDB's `_id` lookups get their GIN twins, as in production on PostgreSQL (deploy/src/ferretdb-pg.ts).
-    tuneDatabase(pgUrl);
+    tuneDatabase(store.pgUrl);
 
     const admin = hex(32);
     const tokens: TokensFile = {
@@ -279,7 +272,6 @@ export async function domainQuotaBench(
   } finally {
     await stack?.stop();
     await store.stop();
-    dropPgDatabase(pgDatabase);
   }
 }
 

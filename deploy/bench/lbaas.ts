@@ -12,15 +12,16 @@
  * BENCH_LBAAS_PROJECTS (default 10000).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TokensFile } from '@stratum/gateway';
 import { signIdentity } from '@stratum/identity';
-import { createPgDatabase, dropPgDatabase, ensureFerretDB, freePort, ROOT, startFerretDB } from '../src/ferretdb';
+import { freePort } from '../src/ferretdb';
 import { tuneDatabase } from '../src/ferretdb-pg';
 import { startStack } from '../src/processes';
 import { ensureSecret } from '../src/tokens';
 import { type BenchRequest, rowsTable, runScenario, type ScenarioRow } from './autocannon';
+import { startBenchStore } from './store';
 
 const hex = (n: number) => randomBytes(n).toString('hex');
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(Math.random() * xs.length)] as T;
@@ -38,16 +39,8 @@ async function inParallel<T>(items: readonly T[], width: number, fn: (item: T) =
 export async function lbaasBench(seconds: number): Promise<string> {
   const connections = Number(process.env.BENCH_LBAAS_CONNECTIONS ?? 32);
   const projectCount = Number(process.env.BENCH_LBAAS_PROJECTS ?? 10_000);
-  const dir = join(ROOT, 'var', 'bench-lbaas');
-  mkdirSync(dir, { recursive: true });
-  ensureFerretDB();
-  const pgDatabase = 'stratum_bench_lbaas';
-  const pgUrl = createPgDatabase(pgDatabase);
-  const store = await startFerretDB({
-    backend: { handler: 'postgresql', url: pgUrl },
-    port: await freePort(),
-    stateDir: dir,
-  });
+  const store = await startBenchStore('bench-lbaas', 'stratum_bench_lbaas');
+  const dir = store.dir;
 
   const projects = Array.from({ length: projectCount }, () => hex(16));
   const admin = hex(32);
@@ -90,7 +83,7 @@ export async function lbaasBench(seconds: number): Promise<string> {
       });
     // The first write creates the collections; then FerretDB's `_id` lookups get their GIN twins (deploy/src/ferretdb-pg.ts).
     await put(projects[0] as string);
-    tuneDatabase(pgUrl);
+    tuneDatabase(store.pgUrl);
     const t0 = Date.now();
     await inParallel(projects, 32, async (p) => {
       const res = await put(p);
@@ -188,7 +181,6 @@ export async function lbaasBench(seconds: number): Promise<string> {
   } finally {
     await stack.stop();
     await store.stop();
-    dropPgDatabase(pgDatabase);
   }
   return [`- data: ${seeding}`, `- ${hot}`, '', rowsTable(rows)].join('\n');
 }

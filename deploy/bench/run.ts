@@ -11,7 +11,7 @@ import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { signIdentity } from '@stratum/identity';
 import { MongoClient } from 'mongodb';
-import { createPgDatabase, dropPgDatabase, ensureFerretDB, freePort, ROOT, startFerretDB } from '../src/ferretdb';
+import { freePort, ROOT } from '../src/ferretdb';
 import { loadEvents, loadRegistryFile } from '../src/load';
 import { startStack } from '../src/processes';
 import { ensureSecret, ensureTokensFile, SAMPLE_PROJECT_ID } from '../src/tokens';
@@ -20,6 +20,7 @@ import { domainQuotaBench } from './domain-quota';
 import { eventsBench } from './events';
 import { ingestBench } from './ingest';
 import { lbaasBench } from './lbaas';
+import { startBenchStore } from './store';
 
 interface Scenario {
   name: string;
@@ -35,14 +36,8 @@ function run(s: Scenario, seconds: number, connections: number): Promise<Scenari
 
 /** The walking skeleton's suite: one read per group on the sample data. @returns its markdown section. */
 async function skeletonBench(seconds: number, connections: number): Promise<string> {
-  const benchDir = join(ROOT, 'var', 'bench');
-  ensureFerretDB();
-  const pgDatabase = 'stratum_bench';
-  const store = await startFerretDB({
-    backend: { handler: 'postgresql', url: createPgDatabase(pgDatabase) },
-    port: await freePort(),
-    stateDir: benchDir,
-  });
+  const store = await startBenchStore('bench', 'stratum_bench');
+  const benchDir = store.dir;
   const database = 'stratum';
   const client = await MongoClient.connect(store.uri);
   const events = await loadEvents(client.db(database), readFileSync(join(ROOT, 'deploy/samples/notifications.jsonl'), 'utf8'));
@@ -97,7 +92,6 @@ async function skeletonBench(seconds: number, connections: number): Promise<stri
   } finally {
     await stack.stop();
     await store.stop();
-    dropPgDatabase(pgDatabase);
   }
 
   const table = rowsTable(rows);

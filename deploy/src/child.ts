@@ -17,15 +17,21 @@ export function stopChild(child: ChildProcess): Promise<void> {
 }
 
 /**
- * Polls `<url>/healthcheck` until it answers 2xx.
+ * Polls `<url><path>` (by default `<url>/healthcheck`) until it answers 2xx.
  * @throws Error when `child` exits first or `timeoutMs` passes.
  */
-export async function waitHealthy(url: string, child: ChildProcess, name: string, timeoutMs = 60_000): Promise<void> {
+export async function waitHealthy(
+  url: string,
+  child: ChildProcess,
+  name: string,
+  timeoutMs = 60_000,
+  path = '/healthcheck',
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${name} exited with code ${child.exitCode} during start-up`);
     try {
-      const r = await fetch(`${url}/healthcheck`);
+      const r = await fetch(`${url}${path}`);
       if (r.ok) return;
     } catch {
       // not listening yet

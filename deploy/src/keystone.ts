@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { stopChild } from './child';
+import { stopChild, waitHealthy } from './child';
 import { freePort } from './ferretdb';
 
 export interface KeystoneOptions {
@@ -77,18 +77,11 @@ export async function startKeystone(opts: KeystoneOptions = {}, timeoutMs = 60_0
     await stopChild(child);
     rmSync(dir, { recursive: true, force: true });
   };
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      if ((await fetch(url)).ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (child.exitCode !== null || Date.now() > deadline) {
-      await stop();
-      throw new Error(`keystone did not start at ${url}`);
-    }
-    await new Promise((r) => setTimeout(r, 200));
+  try {
+    await waitHealthy(url, child, 'keystone', timeoutMs, '');
+  } catch (e) {
+    await stop();
+    throw e;
   }
 
   const adminToken = async () => {

@@ -30,75 +30,75 @@ const created = (res: Response, isNew: boolean) => res.status(isNew ? 201 : 200)
 export function registryRouter(service: RegistryService): Router {
   const r = Router({ strict: false });
   const p = REGISTRY_PREFIX;
-  const read = (_req: Request, res: Response) => authorize(identityOf(res), 'registry:get');
-  const write = (_req: Request, res: Response) => authorize(identityOf(res), 'registry:update');
+  const read = (res: Response) => authorize(identityOf(res), 'registry:get');
+  const write = (res: Response) => authorize(identityOf(res), 'registry:update');
 
-  r.get(`${p}/regions`, async (req, res) => {
-    read(req, res);
+  r.get(`${p}/regions`, async (_req, res) => {
+    read(res);
     res.json({ regions: await service.listRegions() });
   });
   r.get(`${p}/regions/:region`, async (req, res) => {
-    read(req, res);
+    read(res);
     res.json({ region: await service.getRegion(req.params.region as string) });
   });
   r.put(`${p}/regions/:region`, async (req, res) => {
-    write(req, res);
+    write(res);
     const body = parseBody(RegionBody, req.body);
     const out = await service.putRegion(req.params.region as string, body.region);
     created(res, out.created).json({ region: out.region });
   });
   r.delete(`${p}/regions/:region`, async (req, res) => {
-    write(req, res);
+    write(res);
     await service.deleteRegion(req.params.region as string);
     res.status(204).end();
   });
 
-  r.get(`${p}/domains`, async (req, res) => {
-    read(req, res);
+  r.get(`${p}/domains`, async (_req, res) => {
+    read(res);
     res.json({ domains: await service.listDepartments() });
   });
   r.get(`${p}/domains/:domainId`, async (req, res) => {
-    read(req, res);
+    read(res);
     res.json({ domain: await service.getDepartment(idOf(req, 'domainId')) });
   });
   r.put(`${p}/domains/:domainId`, async (req, res) => {
-    write(req, res);
+    write(res);
     const id = idOf(req, 'domainId');
     const body = parseBody(DomainBody, req.body);
     const out = await service.putDepartment(id, body.domain.name);
     created(res, out.created).json({ domain: out.domain });
   });
   r.delete(`${p}/domains/:domainId`, async (req, res) => {
-    write(req, res);
+    write(res);
     await service.deleteDepartment(idOf(req, 'domainId'), actorOf(res));
     res.status(204).end();
   });
 
   r.get(`${p}/projects`, async (req, res) => {
-    read(req, res);
+    read(res);
     const domainId = req.query.domain_id;
     if (domainId !== undefined && typeof domainId !== 'string') throw new AppError(400, 'Invalid input: domain_id must be given once');
     res.json({ projects: await service.listProjects(domainId) });
   });
   r.get(`${p}/projects/:projectId`, async (req, res) => {
-    read(req, res);
+    read(res);
     res.json({ project: await service.getProject(idOf(req, 'projectId')) });
   });
   r.put(`${p}/projects/:projectId`, async (req, res) => {
-    write(req, res);
+    write(res);
     const id = idOf(req, 'projectId');
     const body = parseBody(ProjectBody, req.body);
     const out = await service.putProject(id, body.project);
     created(res, out.created).json({ project: out.project });
   });
   r.delete(`${p}/projects/:projectId`, async (req, res) => {
-    write(req, res);
+    write(res);
     await service.deleteProject(idOf(req, 'projectId'), actorOf(res));
     res.status(204).end();
   });
 
-  r.get(`${p}/usage`, async (req, res) => {
-    read(req, res);
+  r.get(`${p}/usage`, async (_req, res) => {
+    read(res);
     res.json({ usage: await service.getUsage() });
   });
   r.put(`${p}/usage/:region`, async (req, res) => {

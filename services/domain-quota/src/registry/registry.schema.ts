@@ -15,6 +15,9 @@ export const PathSafeName = z
   .max(255)
   .regex(/^[^.$\s]+$/, 'must not contain dots, $ or whitespace');
 
+/** Region names: part of quota node keys (`<region>/<owner>`), so path-safe and without slashes. */
+export const RegionName = PathSafeName.regex(/^[^/]+$/, 'must not contain slashes');
+
 /** Keystone ids (domains, projects): up to 64 characters, path-safe. */
 export const KeystoneId = z
   .string()

@@ -13,7 +13,7 @@
  * - A project may move to another department only while it holds no allocation.
  */
 import { AppError } from '@stratum/http-kit';
-import { canonicalItemName, FIXED_ITEMS, fromMilli, regionItems, toMilli } from '@stratum/quota-items';
+import { canonicalItemName, fromMilli, regionItems, toMilli } from '@stratum/quota-items';
 import type { AuditActor, AuditLog } from '../audit/audit.log';
 import type { QuotaTreeEdits } from '../domain-quotas/domain-quotas.edits';
 import type { QuotaErrorDetail } from '../domain-quotas/domain-quotas.schema';
@@ -25,7 +25,7 @@ import {
   type RegistryRepository,
   type Values,
 } from './registry.repository';
-import { PathSafeName } from './registry.schema';
+import { PathSafeName, RegionName } from './registry.schema';
 
 /** A region as the API shows it. */
 export interface RegionView {
@@ -44,14 +44,10 @@ const regionView = (r: RegionDoc): RegionView => ({ name: r._id, volume_types: r
 const departmentView = (d: DepartmentDoc) => ({ id: d._id, name: d.name });
 const projectView = (p: ProjectDoc) => ({ id: p._id, domain_id: p.domain_id, name: p.name });
 
-/** Region names become part of quota node keys (`<region>/<owner>`). @throws AppError 400. */
-export function checkRegionName(region: string): void {
-  if (!/^[^./$\s]{1,255}$/.test(region)) {
-    throw new AppError(
-      400,
-      `Invalid input: region name ${JSON.stringify(region)} must be 1-255 characters without dots, slashes, $ or whitespace`,
-    );
-  }
+/** Region names become part of quota node keys (RegionName). @throws AppError 400. */
+function checkRegionName(region: string): void {
+  const ok = RegionName.safeParse(region);
+  if (!ok.success) throw new AppError(400, `Invalid input: region name ${JSON.stringify(region)} ${ok.error.issues[0]?.message}`);
 }
 
 export class RegistryService {
@@ -100,29 +96,27 @@ export class RegistryService {
     const before = regionItems({ volumeTypes: cur.volume_types, products: cur.products });
     const after = regionItems({ volumeTypes: next.volume_types, products: next.products });
     const dropped = [...before.keys()].filter((i) => !after.has(i));
-    const used = await this.repo.itemsInUse(cur._id, dropped);
-    if (used.length > 0) {
-      throw new AppError(
-        409,
-        `Region ${cur._id} still has quotas for ${used.join(', ')}; set them to 0 before removing the volume type or product.`,
-        used.map((item) => ({ region: cur._id, item, reason: 'in_use' }) satisfies QuotaErrorDetail),
-      );
-    }
+    await this.refuseHeld(cur._id, dropped, 'removing the volume type or product');
   }
 
   /** @throws AppError 404 unknown region; 409 while any item of the region is held. */
   async deleteRegion(region: string): Promise<void> {
     const cur = await this.requireRegion(region);
-    await this.checkDropped(cur, { _id: region, volume_types: [], products: [] });
-    const fixed = await this.repo.itemsInUse(region, Object.keys(FIXED_ITEMS));
-    if (fixed.length > 0) {
+    const items = [...regionItems({ volumeTypes: cur.volume_types, products: cur.products }).keys()];
+    await this.refuseHeld(region, items, 'deleting the region');
+    await this.repo.deleteRegion(region);
+  }
+
+  /** @throws AppError 409 (`in_use` details) when any of `items` is still held in `region`. */
+  private async refuseHeld(region: string, items: string[], what: string): Promise<void> {
+    const used = await this.repo.itemsInUse(region, items);
+    if (used.length > 0) {
       throw new AppError(
         409,
-        `Region ${region} still has quotas for ${fixed.join(', ')}; set them to 0 before deleting the region.`,
-        fixed.map((item) => ({ region, item, reason: 'in_use' }) satisfies QuotaErrorDetail),
+        `Region ${region} still has quotas for ${used.join(', ')}; set them to 0 before ${what}.`,
+        used.map((item) => ({ region, item, reason: 'in_use' }) satisfies QuotaErrorDetail),
       );
     }
-    await this.repo.deleteRegion(region);
   }
 
   /** Adds a volume type to a region (idempotent), remembering its Cinder id when known. @throws AppError 404. */
@@ -237,14 +231,15 @@ export class RegistryService {
 
   /** Each region where the project holds an allocation: region → its items at a value other than 0. */
   private async allocationsOf(projectId: string): Promise<Map<string, string[]>> {
+    const regions = await this.repo.listRegions();
+    const quotas = await Promise.all(regions.map((r) => this.repo.readProjectQuota(r._id, projectId)));
     const out = new Map<string, string[]>();
-    for (const region of await this.repo.listRegions()) {
-      const q = (await this.repo.readProjectQuota(region._id, projectId))?.state.quotas ?? {};
-      const held = Object.entries(q)
+    regions.forEach((r, i) => {
+      const held = Object.entries(quotas[i]?.state.quotas ?? {})
         .filter(([, v]) => v !== 0)
         .map(([k]) => k);
-      if (held.length > 0) out.set(region._id, held);
-    }
+      if (held.length > 0) out.set(r._id, held);
+    });
     return out;
   }
 

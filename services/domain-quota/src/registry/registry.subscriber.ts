@@ -162,14 +162,13 @@ export class RegistrySubscriber {
       return 'applied';
     }
     if (action !== 'created' && action !== 'updated') return `action ${action}`;
-    const known = await this.repo.findDepartment(domainId);
     if (this.keystone) {
       const d = await this.keystone.getDomain(domainId);
       if (!d) return 'no longer in Keystone';
       await this.service.putDepartment(domainId, d.name);
       return 'applied';
     }
-    if (known) return 'no Keystone to read the new name from';
+    if (await this.repo.findDepartment(domainId)) return 'no Keystone to read the new name from';
     await this.service.putDepartment(domainId, domainId);
     return 'applied';
   }
@@ -197,7 +196,7 @@ export class RegistrySubscriber {
     if (!name) return 'no name trait';
     const region = await this.volumeTypeRegion();
     if (!region) return 'no region for volume types (set REGISTRY_VOLUME_TYPE_REGION)';
-    if (!(await this.repo.findRegion(region))) return `region ${region} is not in the registry`;
+    // An unknown region is the service's 404, logged as a refusal.
     if (action === 'create') await this.service.addVolumeType(region, name, typeId);
     else if (action === 'update') await this.service.renameVolumeType(region, typeId, name);
     else if (action === 'delete') await this.service.removeVolumeType(region, name, typeId);
