@@ -2,23 +2,102 @@
  * Gateway settings, from the environment, parsed once.
  */
 import { parseConfig } from '@stratum/http-kit';
+import { KeystoneEnv } from '@stratum/keystone';
 import { z } from 'zod';
 
-export const GatewayEnv = z.object({
-  HOST: z.string().default('127.0.0.1'),
-  PORT: z.coerce.number().int().min(0).max(65535).default(8780),
-  /** Upstream base URLs; each service may run on its own host. */
-  EVENT_QUERY_URL: z.url().default('http://127.0.0.1:8781'),
-  LBAAS_QUOTA_URL: z.url().default('http://127.0.0.1:8782'),
-  DOMAIN_QUOTA_URL: z.url().default('http://127.0.0.1:8783'),
-  /** Secret shared with the services for signing forwarded identities. */
-  STRATUM_IDENTITY_SECRET: z.string().min(16, 'STRATUM_IDENTITY_SECRET must be at least 16 characters'),
-  /** Static tokens file (JSON: {"tokens": {"<token>": {user_id, project_id, domain_id, roles}}}). */
-  TOKENS_FILE: z.string().min(1),
-  /** How long an upstream may take before the gateway answers 504. */
-  UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-});
+/**
+ * A rate limit, `<requests>/<seconds>` (e.g. `600/60`: 600 requests a minute); `0` or empty = no limit.
+ * Parsed to `{ points, seconds }` or null.
+ */
+export const RateLimit = z
+  .string()
+  .trim()
+  .transform((text, ctx) => {
+    if (text === '' || text === '0') return null;
+    const m = /^(\d+)\/(\d+)$/.exec(text);
+    const points = Number(m?.[1]);
+    const seconds = Number(m?.[2]);
+    if (!m || points < 1 || seconds < 1) {
+      ctx.addIssue({ code: 'custom', message: `expected <requests>/<seconds> (e.g. 600/60) or 0, got "${text}"` });
+      return z.NEVER;
+    }
+    return { points, seconds };
+  });
+export type RateLimit = z.infer<typeof RateLimit>;
+
+export const GatewayEnv = z
+  .object({
+    HOST: z.string().default('127.0.0.1'),
+    PORT: z.coerce.number().int().min(0).max(65535).default(8780),
+    /** Upstream base URLs; each service may run on its own host. */
+    EVENT_QUERY_URL: z.url().default('http://127.0.0.1:8781'),
+    LBAAS_QUOTA_URL: z.url().default('http://127.0.0.1:8782'),
+    DOMAIN_QUOTA_URL: z.url().default('http://127.0.0.1:8783'),
+    /** Secret shared with the services for signing forwarded identities. */
+    STRATUM_IDENTITY_SECRET: z.string().min(16, 'STRATUM_IDENTITY_SECRET must be at least 16 characters'),
+    /**
+     * Static tokens file (JSON: {"tokens": {"<token>": {user_id, project_id, domain_id, roles}}}): the embedded
+     * default. Exactly one of TOKENS_FILE and KEYSTONE_URL is set.
+     */
+    TOKENS_FILE: z.string().default(''),
+    /**
+     * Redis shared by gateway replicas for the token cache and the rate-limit counters (`redis://host:6379/0`).
+     * Empty, or while Redis is down: both live in this process.
+     */
+    REDIS_URL: z.string().default(''),
+    /** Longest a valid Keystone token is trusted without asking Keystone again, in seconds (keystonemiddleware's token_cache_time); never past the token's expires_at. */
+    TOKEN_CACHE_SECONDS: z.coerce.number().int().min(0).default(300),
+    /** How long a token Keystone refused stays refused without asking again, in seconds. */
+    TOKEN_NEGATIVE_CACHE_SECONDS: z.coerce.number().int().min(0).default(5),
+    /** Entries of the in-process token cache. */
+    TOKEN_CACHE_MAX_ENTRIES: z.coerce.number().int().min(1).default(10_000),
+    /** Default rate limits per project (or domain, for a domain-scoped token) and per token, for every route group. */
+    RATE_LIMIT_PER_PROJECT: RateLimit.default(null),
+    RATE_LIMIT_PER_TOKEN: RateLimit.default(null),
+    /** Per-group overrides of the two limits above (group: EVENT, LBAAS, DOMAIN); unset = the default. */
+    RATE_LIMIT_EVENT_PER_PROJECT: RateLimit.optional(),
+    RATE_LIMIT_EVENT_PER_TOKEN: RateLimit.optional(),
+    RATE_LIMIT_LBAAS_PER_PROJECT: RateLimit.optional(),
+    RATE_LIMIT_LBAAS_PER_TOKEN: RateLimit.optional(),
+    RATE_LIMIT_DOMAIN_PER_PROJECT: RateLimit.optional(),
+    RATE_LIMIT_DOMAIN_PER_TOKEN: RateLimit.optional(),
+    /** How long an upstream may take before the gateway answers 504, in milliseconds. */
+    UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
+    /** Largest request body the gateway forwards, in bytes; larger is a 413. */
+    MAX_BODY_BYTES: z.coerce.number().int().min(1).default(1_048_576),
+    /** Prometheus metrics (`GET /metrics`) listen here, apart from the API; empty port = no metrics listener. */
+    METRICS_HOST: z.string().default('127.0.0.1'),
+    METRICS_PORT: z
+      .string()
+      .default('')
+      .transform((v, ctx) => {
+        if (v === '') return null;
+        const n = Number(v);
+        if (!Number.isInteger(n) || n < 0 || n > 65535) {
+          ctx.addIssue({ code: 'custom', message: 'METRICS_PORT must be a port number or empty' });
+          return z.NEVER;
+        }
+        return n;
+      }),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  })
+  .extend(KeystoneEnv.shape)
+  .superRefine((c, ctx) => {
+    if ((c.TOKENS_FILE === '') === (c.KEYSTONE_URL === '')) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['KEYSTONE_URL'],
+        message: 'set exactly one of KEYSTONE_URL (Keystone tokens) and TOKENS_FILE (static tokens)',
+      });
+    }
+    if (c.KEYSTONE_URL && (!c.KEYSTONE_USERNAME || !c.KEYSTONE_PASSWORD)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['KEYSTONE_USERNAME'],
+        message: 'KEYSTONE_USERNAME and KEYSTONE_PASSWORD (the service user) are required with KEYSTONE_URL',
+      });
+    }
+  });
 export type GatewayConfig = Readonly<z.infer<typeof GatewayEnv>>;
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {

@@ -1,4 +1,8 @@
-export { buildGateway, type GatewayDeps } from './app';
+export { buildGateway } from './app';
 export { type GatewayConfig, loadConfig } from './config';
+export { createGatewayDeps, type GatewayDeps, type GatewayDepsOptions } from './deps';
+export { GatewayMetrics, metricsServer } from './metrics/metrics';
 export { GROUPS, resolve } from './routes';
-export { StaticTokens, type TokensFile, type TokenValidator } from './tokens';
+export { identityOfToken } from './tokens/tokens.keystone';
+export { StaticTokens, type TokensFile } from './tokens/tokens.static';
+export { IdentityUnavailable, type TokenValidator } from './tokens/tokens.types';

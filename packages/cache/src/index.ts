@@ -96,9 +96,20 @@ export function cacheRedis(url: string, commandTimeoutMs = 200): Redis {
  */
 export function revisionCache(opts: { redisUrl: string; prefix: string; ttlSeconds: number; max: number }): {
   cache: RevisionCache;
+  /** The Redis client, when the cache is in Redis (for readiness checks). */
+  redis?: Redis;
   close(): void;
 } {
   if (!opts.redisUrl) return { cache: new MemoryRevisionCache(opts.max, opts.ttlSeconds), close: () => undefined };
   const redis = cacheRedis(opts.redisUrl);
-  return { cache: new RedisRevisionCache(redis, opts.prefix, opts.ttlSeconds), close: () => redis.disconnect() };
+  return { cache: new RedisRevisionCache(redis, opts.prefix, opts.ttlSeconds), redis, close: () => redis.disconnect() };
+}
+
+/** Whether Redis answers PING now (readiness checks). Never throws. */
+export async function redisAnswers(redis: Redis): Promise<boolean> {
+  try {
+    return (await redis.ping()) === 'PONG';
+  } catch {
+    return false;
+  }
 }

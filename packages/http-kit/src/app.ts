@@ -1,12 +1,13 @@
 /**
  * The middleware chain every service runs, in order: request id → access log → `/healthcheck` and public routes →
- * identity check → content type check → JSON body → the service's routers → 404 → error renderer. Each service supplies its routers and its group's
+ * `/ready` → identity check → content type check → JSON body → the service's routers → 404 → error renderer. Each service supplies its routers and its group's
  * error shape; the order is the same everywhere so a route can never run before the identity check.
  */
 import express, { type Express, type Router } from 'express';
 import type { Logger } from 'pino';
 import type { ErrorRenderer } from './errors';
 import { accessLog, errorHandler, jsonBody, notFound, requestId, requireIdentity, requireJsonBody } from './middleware';
+import { type ReadinessCheck, readinessHandler } from './readiness';
 import type { Store } from './store';
 
 export interface ServiceAppOptions {
@@ -20,6 +21,8 @@ export interface ServiceAppOptions {
   routers: Router[];
   /** Body size limit (body-parser syntax). */
   bodyLimit?: string;
+  /** Dependencies `GET /ready` reports besides the store (`mongodb`, required): caches, the notification bus. */
+  readiness?: Record<string, ReadinessCheck>;
 }
 
 /** Builds a service's express app; never listens (tests use it with supertest, `serve()` runs it). */
@@ -34,6 +37,7 @@ export function createServiceApp(opts: ServiceAppOptions): Express {
     if (await opts.store.ping()) res.type('text/plain').send('OK');
     else res.status(503).type('text/plain').send('The document store is unavailable.');
   });
+  app.get('/ready', readinessHandler({ mongodb: { required: true, check: () => opts.store.ping() }, ...opts.readiness }));
   app.use(requireIdentity(opts.identitySecret));
   app.use(requireJsonBody());
   app.use(jsonBody(opts.bodyLimit));

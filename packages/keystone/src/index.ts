@@ -44,12 +44,25 @@ export class KeystoneError extends Error {
   }
 }
 
-/** Renew the service token this long before Keystone says it expires, in milliseconds. */
+/**
+ * A validated token's body (`GET /v3/auth/tokens` → `token`), reduced to what decides a caller's identity: exactly one
+ * of `project` (project scope), `domain` (domain scope) or `system` (system scope) is present on a scoped token.
+ */
+export interface KeystoneToken {
+  expires_at: string;
+  user: { id: string; name?: string; domain?: { id: string; name?: string } };
+  roles?: { id: string; name: string }[];
+  project?: { id: string; name?: string; domain: { id: string; name?: string } };
+  domain?: { id: string; name?: string };
+  system?: { all?: boolean };
+}
+
+/** Renew the service token this long before Keystone says it expires, in milliseconds (at most a quarter of its life). */
 const RENEW_BEFORE_MS = 60_000;
 
 export class KeystoneClient {
   private readonly base: string;
-  private token: { value: string; expiresAt: number } | null = null;
+  private token: { value: string; renewAt: number } | null = null;
   private pending: Promise<string> | null = null;
 
   constructor(private readonly settings: KeystoneSettings) {
@@ -80,7 +93,7 @@ export class KeystoneClient {
    * @throws KeystoneError when Keystone refuses the credentials or cannot be reached.
    */
   async serviceToken(): Promise<string> {
-    if (this.token && this.token.expiresAt - RENEW_BEFORE_MS > Date.now()) return this.token.value;
+    if (this.token && this.token.renewAt > Date.now()) return this.token.value;
     this.pending ??= this.authenticate().finally(() => {
       this.pending = null;
     });
@@ -107,14 +120,15 @@ export class KeystoneClient {
     if (res.status !== 201 || !value) throw new KeystoneError(`Keystone refused the service credentials (HTTP ${res.status})`, res.status);
     const body = (await res.json()) as { token?: { expires_at?: string } };
     const expiresAt = Date.parse(body.token?.expires_at ?? '') || Date.now() + RENEW_BEFORE_MS * 2;
-    this.token = { value, expiresAt };
+    // Renew a minute early, or a quarter of the lifetime early when tokens live less than four minutes.
+    this.token = { value, renewAt: expiresAt - Math.min(RENEW_BEFORE_MS, (expiresAt - Date.now()) / 4) };
     return value;
   }
 
   /** GET with the service token; a 401 (a revoked token) re-authenticates once. @returns the body, or null on 404. */
-  private async get<T>(path: string): Promise<T | null> {
+  private async get<T>(path: string, headers: Record<string, string> = {}): Promise<T | null> {
     for (let attempt = 0; ; attempt++) {
-      const res = await this.request('GET', path, { 'X-Auth-Token': await this.serviceToken() });
+      const res = await this.request('GET', path, { ...headers, 'X-Auth-Token': await this.serviceToken() });
       if (res.status === 401 && attempt === 0) {
         this.token = null;
         continue;
@@ -135,5 +149,16 @@ export class KeystoneClient {
   async getDomain(domainId: string): Promise<KeystoneDomain | null> {
     const body = await this.get<{ domain: KeystoneDomain }>(`/v3/domains/${encodeURIComponent(domainId)}`);
     return body?.domain ?? null;
+  }
+
+  /**
+   * Validates a user's token as keystonemiddleware does: `GET /v3/auth/tokens?nocatalog` with the service token and
+   * `X-Subject-Token`. Keystone answers 404 for a token that is malformed, expired or revoked.
+   * @returns the token's body, or null when Keystone says the token is not valid.
+   * @throws KeystoneError when Keystone cannot be reached, refuses the service user, or fails (5xx).
+   */
+  async validateToken(subjectToken: string): Promise<KeystoneToken | null> {
+    const body = await this.get<{ token: KeystoneToken }>('/v3/auth/tokens?nocatalog', { 'X-Subject-Token': subjectToken });
+    return body?.token ?? null;
   }
 }

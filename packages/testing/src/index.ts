@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as domainQuota from '@stratum/domain-quota';
 import * as eventQuery from '@stratum/event-query';
-import { buildGateway, loadConfig as loadGatewayConfig, StaticTokens, type TokensFile } from '@stratum/gateway';
+import { buildGateway, createGatewayDeps, type GatewayDeps, loadConfig as loadGatewayConfig, type TokensFile } from '@stratum/gateway';
 import * as lbaasQuota from '@stratum/lbaas-quota';
 import type { Express } from 'express';
 import type { Db } from 'mongodb';
@@ -45,6 +45,8 @@ export interface TestStack {
   eventDeps: eventQuery.EventQueryDeps;
   /** The domain-quota service's composition root (its registry subscriber and audit publisher). */
   domainDeps: domainQuota.DomainQuotaDeps;
+  /** The gateway's composition root (its metrics, token check and rate limits). */
+  gatewayDeps: GatewayDeps;
   close(): Promise<void>;
 }
 
@@ -74,6 +76,11 @@ export interface TestStackOptions {
   mongodbUri?: string;
   /** Override an upstream URL (e.g. a closed port, to test outages). */
   upstreamOverride?: Partial<Record<'EVENT_QUERY_URL' | 'LBAAS_QUOTA_URL' | 'DOMAIN_QUOTA_URL', string>>;
+  /**
+   * Extra environment for the gateway (e.g. KEYSTONE_URL with TOKENS_FILE '' for Keystone tokens, REDIS_URL,
+   * RATE_LIMIT_*). The gateway's Redis keys get a prefix of the stack's own.
+   */
+  gatewayEnv?: Record<string, string>;
 }
 
 /** Starts the stack on the test FerretDB (STRATUM_TEST_MONGODB_URI, set by the integration global setup). */
@@ -127,8 +134,10 @@ export async function startTestStack(opts: TestStackOptions = {}): Promise<TestS
     UPSTREAM_TIMEOUT_MS: '5000',
     LOG_LEVEL: 'silent',
     ...opts.upstreamOverride,
+    ...opts.gatewayEnv,
   });
-  const gateway = buildGateway({ config, logger, tokens: StaticTokens.fromFile(tokensFile) });
+  const gatewayDeps = createGatewayDeps(config, logger, { redisPrefix: `stratum:test:${database}:gateway:` });
+  const gateway = buildGateway(gatewayDeps);
 
   return {
     gateway,
@@ -140,7 +149,9 @@ export async function startTestStack(opts: TestStackOptions = {}): Promise<TestS
     db: eq.store.db,
     eventDeps: eq,
     domainDeps: dq,
+    gatewayDeps,
     close: async () => {
+      await gatewayDeps.close();
       for (const s of [eqSrv, lbSrv, dqSrv]) s.server.closeAllConnections();
       await Promise.all([eqSrv, lbSrv, dqSrv].map((s) => new Promise((ok) => s.server.close(ok))));
       await eq.store.db.dropDatabase().catch(() => undefined);

@@ -13,6 +13,7 @@ export function buildApp(deps: DomainQuotaDeps): Express {
     identitySecret: deps.config.STRATUM_IDENTITY_SECRET,
     render: renderKeystoneError,
     store: deps.store,
+    readiness: deps.readiness,
     routers: [domainQuotasRouter(deps.domainQuotas, deps.audit), registryRouter(deps.registryService)],
   });
 }

@@ -1,8 +1,8 @@
 /**
  * Composition root of the domain-quota process.
  */
-import { revisionCache } from '@stratum/cache';
-import { connectStore, type Store } from '@stratum/http-kit';
+import { redisAnswers, revisionCache } from '@stratum/cache';
+import { connectStore, type ReadinessCheck, type Store } from '@stratum/http-kit';
 import { KeystoneClient } from '@stratum/keystone';
 import pino, { type Logger } from 'pino';
 import { Connection, type Publisher } from 'rabbitmq-client';
@@ -27,6 +27,8 @@ export interface DomainQuotaDeps {
   subscriber?: RegistrySubscriber;
   /** Present when AMQP_URL is set. */
   auditPublisher?: AuditPublisher;
+  /** What `GET /ready` reports besides the store. */
+  readiness: Record<string, ReadinessCheck>;
   close(): Promise<void>;
 }
 
@@ -81,7 +83,12 @@ export async function createDeps(config: DomainQuotaConfig, logger?: Logger): Pr
     cache.close();
     await store.close();
   };
+  const readiness: Record<string, ReadinessCheck> = {};
+  const redis = cache.redis;
+  if (redis) readiness.redis = { required: false, check: () => redisAnswers(redis) };
+  if (bus) readiness.rabbitmq = { required: false, check: async () => bus?.ready === true };
   return {
+    readiness,
     config,
     logger: log,
     store,

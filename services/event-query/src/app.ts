@@ -13,6 +13,7 @@ export function buildApp(deps: EventQueryDeps): Express {
     identitySecret: deps.config.STRATUM_IDENTITY_SECRET,
     render: renderPankoError,
     store: deps.store,
+    readiness: deps.readiness,
     bodyLimit: deps.config.INGEST_HTTP_BODY_LIMIT,
     routers: [eventsRouter(deps.events), ingestRouter(deps.ingest, deps.decode)],
   });

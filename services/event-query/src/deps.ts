@@ -3,7 +3,7 @@
  * consumer and forwarder, the optional expiry schedule, logger.
  */
 import { readFileSync } from 'node:fs';
-import { connectStore, type Store } from '@stratum/http-kit';
+import { connectStore, type ReadinessCheck, type Store } from '@stratum/http-kit';
 import pino, { type Logger } from 'pino';
 import { Connection, type Publisher } from 'rabbitmq-client';
 import type { EventQueryConfig } from './config';
@@ -25,6 +25,8 @@ export interface EventQueryDeps {
   decode: DecodeOptions;
   /** Present when INGEST_AMQP_URL is set. */
   consumer?: NotificationConsumer;
+  /** What `GET /ready` reports besides the store. */
+  readiness: Record<string, ReadinessCheck>;
   close(): Promise<void>;
 }
 
@@ -109,7 +111,10 @@ export async function createDeps(config: EventQueryConfig, logger?: Logger): Pro
     expiry.unref();
   }
 
+  const readiness: Record<string, ReadinessCheck> = {};
+  if (bus) readiness.rabbitmq = { required: false, check: async () => bus?.ready === true };
   return {
+    readiness,
     config,
     logger: log,
     store,

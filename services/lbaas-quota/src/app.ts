@@ -17,6 +17,7 @@ export function buildApp(deps: LbaasQuotaDeps): Express {
     identitySecret: deps.config.STRATUM_IDENTITY_SECRET,
     render: renderOctaviaError,
     store: deps.store,
+    readiness: deps.readiness,
     routers: [router],
   });
 }

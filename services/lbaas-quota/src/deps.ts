@@ -1,8 +1,8 @@
 /**
  * Composition root of the lbaas-quota process.
  */
-import { revisionCache } from '@stratum/cache';
-import { connectStore, type Store } from '@stratum/http-kit';
+import { redisAnswers, revisionCache } from '@stratum/cache';
+import { connectStore, type ReadinessCheck, type Store } from '@stratum/http-kit';
 import pino, { type Logger } from 'pino';
 import { defaultsOf, type LbaasQuotaConfig } from './config';
 import { QuotasRepository } from './quotas/quotas.repository';
@@ -13,6 +13,8 @@ export interface LbaasQuotaDeps {
   logger: Logger;
   store: Store;
   quotas: QuotasService;
+  /** What `GET /ready` reports besides the store. */
+  readiness: Record<string, ReadinessCheck>;
   close(): Promise<void>;
 }
 
@@ -32,5 +34,7 @@ export async function createDeps(config: LbaasQuotaConfig, logger?: Logger): Pro
     cache.close();
     await store.close();
   };
-  return { config, logger: log, store, quotas, close };
+  const redis = cache.redis;
+  const readiness: Record<string, ReadinessCheck> = redis ? { redis: { required: false, check: () => redisAnswers(redis) } } : {};
+  return { config, logger: log, store, quotas, readiness, close };
 }

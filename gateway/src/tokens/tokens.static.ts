@@ -1,15 +1,10 @@
 /**
- * Token validation. The embedded default and the tests use a static tokens file; Keystone validation plugs in
- * behind the same interface.
+ * Static tokens: the embedded default and the tests. A JSON file read once at start.
  */
 import { readFileSync } from 'node:fs';
 import type { Identity } from '@stratum/identity';
 import { z } from 'zod';
-
-/** Resolves an `X-Auth-Token` to the identity it stands for, or null when the token is not valid. */
-export interface TokenValidator {
-  validate(token: string): Promise<Identity | null>;
-}
+import type { TokenValidator } from './tokens.types';
 
 const TokenEntry = z.object({
   user_id: z.string().min(1),

@@ -1,0 +1,102 @@
+/**
+ * Composition root of the gateway process: the token check (static file or Keystone with its cache), the rate limits,
+ * the metrics and the readiness checks, all sharing one Redis connection when REDIS_URL is set.
+ */
+import { cacheRedis, redisAnswers } from '@stratum/cache';
+import type { ReadinessCheck } from '@stratum/http-kit';
+import { KeystoneClient } from '@stratum/keystone';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { GatewayConfig } from './config';
+import { GatewayMetrics } from './metrics/metrics';
+import { RateLimits } from './ratelimit/ratelimit';
+import { TokenCache } from './tokens/tokens.cache';
+import { KeystoneTokens } from './tokens/tokens.keystone';
+import { StaticTokens } from './tokens/tokens.static';
+import type { TokenValidator } from './tokens/tokens.types';
+
+export interface GatewayDeps {
+  config: GatewayConfig;
+  logger: Logger;
+  tokens: TokenValidator;
+  rateLimits: RateLimits;
+  metrics: GatewayMetrics;
+  /** What `GET /ready` checks: each upstream's own `/ready` (required), Keystone (required when used), Redis. */
+  readiness: Record<string, ReadinessCheck>;
+  close(): Promise<void>;
+}
+
+export interface GatewayDepsOptions {
+  /** Prefix of every Redis key the gateway writes (default `stratum:gateway:`); tests give each stack its own. */
+  redisPrefix?: string;
+  /** Process metrics (event loop, heap, CPU) in /metrics; off when several gateways share a process (tests). */
+  processMetrics?: boolean;
+}
+
+/** GET `url` within `timeoutMs`. @returns the status and JSON body (undefined when not JSON), or null when unreachable. */
+async function probe(url: string, timeoutMs = 2000): Promise<{ status: number; body: unknown } | null> {
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), headers: { Accept: 'application/json' } });
+    const body = await res.json().catch(() => undefined);
+    return { status: res.status, body };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Builds the gateway's dependencies from its configuration.
+ * @throws Error when the static tokens file is unreadable or malformed.
+ */
+export function createGatewayDeps(config: GatewayConfig, logger: Logger, opts: GatewayDepsOptions = {}): GatewayDeps {
+  const prefix = opts.redisPrefix ?? 'stratum:gateway:';
+  const redis: Redis | undefined = config.REDIS_URL ? cacheRedis(config.REDIS_URL) : undefined;
+  const metrics = new GatewayMetrics({ processMetrics: opts.processMetrics });
+  const keystone = KeystoneClient.fromSettings(config);
+  const tokens: TokenValidator = keystone
+    ? new KeystoneTokens(
+        keystone,
+        new TokenCache({
+          redis,
+          prefix: `${prefix}token:`,
+          maxEntries: config.TOKEN_CACHE_MAX_ENTRIES,
+          validSeconds: config.TOKEN_CACHE_SECONDS,
+          invalidSeconds: config.TOKEN_NEGATIVE_CACHE_SECONDS,
+          onLookup: (result) => metrics.tokenCache.inc({ result }),
+        }),
+        logger,
+      )
+    : StaticTokens.fromFile(config.TOKENS_FILE);
+
+  const upstream = (url: string): ReadinessCheck => ({
+    required: true,
+    check: async () => {
+      const r = await probe(`${url.replace(/\/+$/, '')}/ready`);
+      const checks = (r?.body as { checks?: unknown } | undefined)?.checks;
+      return { ok: r?.status === 200, ...(checks ? { checks } : {}) };
+    },
+  });
+  const readiness: Record<string, ReadinessCheck> = {
+    'event-query': upstream(config.EVENT_QUERY_URL),
+    'lbaas-quota': upstream(config.LBAAS_QUOTA_URL),
+    'domain-quota': upstream(config.DOMAIN_QUOTA_URL),
+  };
+  if (config.KEYSTONE_URL) {
+    // Keystone's version document needs no token; a 2xx/3xx means it serves.
+    const url = `${config.KEYSTONE_URL.replace(/\/+$/, '').replace(/\/v3$/, '')}/v3`;
+    readiness.keystone = { required: true, check: async () => ((await probe(url))?.status ?? 500) < 400 };
+  }
+  if (redis) readiness.redis = { required: false, check: () => redisAnswers(redis) };
+
+  return {
+    config,
+    logger,
+    tokens,
+    rateLimits: new RateLimits(config, redis, `${prefix}rl:`),
+    metrics,
+    readiness,
+    close: async () => {
+      redis?.disconnect();
+    },
+  };
+}
