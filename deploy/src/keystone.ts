@@ -15,6 +15,8 @@ import { freePort } from './ferretdb';
 export interface KeystoneOptions {
   /** Publish notifications to this AMQP broker (`rabbit://user:pass@host:port/`) and exchange (control_exchange). */
   notifications?: { transportUrl: string; exchange: string };
+  /** Lifetime of the tokens it issues, in seconds (Keystone's `[token] expiration`; its default is 3600). */
+  tokenExpirationSeconds?: number;
 }
 
 export interface RunningKeystone {
@@ -50,6 +52,7 @@ export async function startKeystone(opts: KeystoneOptions = {}, timeoutMs = 60_0
       `connection = sqlite:///${join(dir, 'keystone.db')}`,
       '[token]',
       'provider = fernet',
+      ...(opts.tokenExpirationSeconds ? [`expiration = ${opts.tokenExpirationSeconds}`] : []),
       '[fernet_tokens]',
       `key_repository = ${join(dir, 'fernet')}`,
       '[fernet_receipts]',
