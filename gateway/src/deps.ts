@@ -44,13 +44,29 @@ async function probe(url: string, timeoutMs = 2000): Promise<{ status: number; b
   }
 }
 
+/** Resolves when `redis` is ready, fails to connect, or after `timeoutMs` (a Redis that is down is not fatal). */
+function connected(redis: Redis, timeoutMs: number): Promise<void> {
+  if (redis.status === 'ready') return Promise.resolve();
+  return new Promise((ok) => {
+    const done = () => {
+      clearTimeout(timer);
+      redis.off('ready', done).off('error', done);
+      ok();
+    };
+    const timer = setTimeout(done, timeoutMs);
+    redis.once('ready', done).once('error', done);
+  });
+}
+
 /**
- * Builds the gateway's dependencies from its configuration.
+ * Builds the gateway's dependencies from its configuration. Waits up to two seconds for Redis, so the first requests
+ * share counters and cache with the other replicas; a Redis that is down does not stop the gateway.
  * @throws Error when the static tokens file is unreadable or malformed.
  */
-export function createGatewayDeps(config: GatewayConfig, logger: Logger, opts: GatewayDepsOptions = {}): GatewayDeps {
+export async function createGatewayDeps(config: GatewayConfig, logger: Logger, opts: GatewayDepsOptions = {}): Promise<GatewayDeps> {
   const prefix = opts.redisPrefix ?? 'stratum:gateway:';
   const redis: Redis | undefined = config.REDIS_URL ? cacheRedis(config.REDIS_URL) : undefined;
+  if (redis) await connected(redis, 2000);
   const metrics = new GatewayMetrics({ processMetrics: opts.processMetrics });
   const keystone = KeystoneClient.fromSettings(config);
   const tokens: TokenValidator = keystone

@@ -7,10 +7,10 @@ import { loadConfig } from './config';
 import { createGatewayDeps } from './deps';
 import { metricsServer } from './metrics/metrics';
 
-try {
+(async () => {
   const config = loadConfig();
   const logger = pino({ name: 'gateway', level: config.LOG_LEVEL });
-  const deps = createGatewayDeps(config, logger, { processMetrics: true });
+  const deps = await createGatewayDeps(config, logger, { processMetrics: true });
   const metrics = config.METRICS_PORT === null ? undefined : metricsServer(deps.metrics);
   metrics?.listen(config.METRICS_PORT ?? 0, config.METRICS_HOST, () => {
     logger.info({ host: config.METRICS_HOST, port: (metrics.address() as AddressInfo).port }, 'metrics listening');
@@ -19,14 +19,11 @@ try {
     console.error(`metrics listener: ${err.message}`);
     process.exit(1);
   });
-  serve(buildGateway(deps), config.HOST, config.PORT, logger, async () => {
+  await serve(buildGateway(deps), config.HOST, config.PORT, logger, async () => {
     metrics?.close();
     await deps.close();
-  }).catch((err) => {
-    console.error(err instanceof Error ? err.message : err);
-    process.exit(1);
   });
-} catch (err) {
+})().catch((err) => {
   console.error(err instanceof Error ? err.message : err);
   process.exit(1);
-}
+});

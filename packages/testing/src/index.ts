@@ -15,7 +15,7 @@ import { buildGateway, createGatewayDeps, type GatewayDeps, loadConfig as loadGa
 import * as lbaasQuota from '@stratum/lbaas-quota';
 import type { Express } from 'express';
 import type { Db } from 'mongodb';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 
 /** A caller of the API with a token. */
 export interface Persona {
@@ -81,6 +81,8 @@ export interface TestStackOptions {
    * RATE_LIMIT_*). The gateway's Redis keys get a prefix of the stack's own.
    */
   gatewayEnv?: Record<string, string>;
+  /** The gateway's logger (default: silent), e.g. one writing to a stream a test reads. */
+  gatewayLogger?: Logger;
 }
 
 /** Starts the stack on the test FerretDB (STRATUM_TEST_MONGODB_URI, set by the integration global setup). */
@@ -136,7 +138,7 @@ export async function startTestStack(opts: TestStackOptions = {}): Promise<TestS
     ...opts.upstreamOverride,
     ...opts.gatewayEnv,
   });
-  const gatewayDeps = createGatewayDeps(config, logger, { redisPrefix: `stratum:test:${database}:gateway:` });
+  const gatewayDeps = await createGatewayDeps(config, opts.gatewayLogger ?? logger, { redisPrefix: `stratum:test:${database}:gateway:` });
   const gateway = buildGateway(gatewayDeps);
 
   return {
