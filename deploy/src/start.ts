@@ -3,8 +3,8 @@
  *
  * FerretDB on SQLite under ./var/ferretdb, the sample notifications and registry loaded, the three services and the
  * gateway as processes; prints the gateway URL, an admin and a member token, and one request per group.
- * Ports: STRATUM_PORT (gateway, default 8780), the services on the next three ports, FerretDB on STRATUM_STORE_PORT
- * (default 27117).
+ * Ports: STRATUM_PORT (gateway, default 8780), the services on the next three ports, the gateway's metrics on
+ * STRATUM_METRICS_PORT (default gateway + 10), FerretDB on STRATUM_STORE_PORT (default 27117).
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,6 +19,7 @@ async function main(): Promise<void> {
   mkdirSync(varDir, { recursive: true });
   const gatewayPort = Number(process.env.STRATUM_PORT ?? 8780);
   const storePort = Number(process.env.STRATUM_STORE_PORT ?? 27117);
+  const metricsPort = Number(process.env.STRATUM_METRICS_PORT ?? gatewayPort + 10);
 
   ensureFerretDB();
   const store = await startFerretDB({ backend: { handler: 'sqlite', dir: join(varDir, 'ferretdb') }, port: storePort, stateDir: varDir });
@@ -43,7 +44,7 @@ async function main(): Promise<void> {
     identitySecret: ensureSecret(join(varDir, 'identity.secret')),
     tokensFile,
     ports: { gateway: gatewayPort, eventQuery: gatewayPort + 1, lbaasQuota: gatewayPort + 2, domainQuota: gatewayPort + 3 },
-    env: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' },
+    env: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', METRICS_PORT: String(metricsPort) },
   });
 
   const u = stack.gatewayUrl;
@@ -53,6 +54,9 @@ Stratum is running (embedded default: FerretDB on SQLite under ./var).
   gateway URL   ${u}
   admin token   ${admin}
   member token  ${member}   (project 2f66f0d537d740d79ad1e52238df492a)
+  API reference ${u}/docs   (OpenAPI 3.1: ${u}/openapi.json)
+  readiness     ${u}/ready
+  metrics       http://127.0.0.1:${metricsPort}/metrics
 
 Try:
   curl -s -H "X-Auth-Token: ${admin}" "${u}/v2/events?limit=2"
