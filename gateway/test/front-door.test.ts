@@ -2,7 +2,7 @@
  * The gateway as an operator's front door: rate limits, body size limit, upstream failures (502/503/504), readiness,
  * Prometheus metrics on their own port, access logs, and the services refusing identities the gateway did not sign.
  */
-import { createServer, request as httpRequest, type Server } from 'node:http';
+import { request as httpRequest, type Server } from 'node:http';
 import { type AddressInfo, createServer as createTcpServer, type Server as TcpServer } from 'node:net';
 import { Writable } from 'node:stream';
 import { signIdentity } from '@stratum/identity';

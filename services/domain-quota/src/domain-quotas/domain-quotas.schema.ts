@@ -1,9 +1,43 @@
 /**
  * `PATCH /v3/domain_quotas/{domain_id}` body validation (reference/domain-quota.md §6.4 steps 3-6). Every problem is
- * collected and reported at once with `details` entries.
+ * collected and reported at once with `details` entries. The body depends on the region's catalogue, so it is checked
+ * by hand; `quotaPatchBody` states its shape for `/openapi.json`.
  */
 import { AppError } from '@stratum/http-kit';
-import { canonicalItemName, FIXED_ITEMS, type ItemSpec, SECURE_CONTAINER_PRODUCT, toMilli, VOLUME_TYPE_ITEMS } from '@stratum/quota-items';
+import {
+  canonicalItemName,
+  FIXED_ITEMS,
+  type ItemSpec,
+  MAX_ITEM_VALUE,
+  SECURE_CONTAINER_PRODUCT,
+  toMilli,
+  VOLUME_TYPE_ITEMS,
+} from '@stratum/quota-items';
+import { z } from 'zod';
+
+/** A quota value on the wire (toMilli's rules): -1 unlimited, else 0 to MAX_ITEM_VALUE. */
+export const QuotaItemValue = z
+  .union([z.literal(-1), z.number().min(0).max(MAX_ITEM_VALUE)])
+  .describe('-1 unlimited, else 0 to 2147483647; counts are integers, ram, storage, cpu and memory allow three decimals');
+
+/**
+ * `{"<wrapper>": {"region": R, "<item>": value, …}}` as parsePatch reads it. Items: instances, cores, ram,
+ * volumes_<type>, gigabytes_<type>, snapshots_<type>, backup_gigabytes, backups, network(s), subnet(s), floatingip,
+ * router, security_group, security_group_rule(s), port, loadbalancer, and the secure container items where installed.
+ */
+export function quotaPatchBody<W extends string>(wrapper: W) {
+  const inner = z.object({ region: z.string().min(1).describe('a region of the registry') }).catchall(QuotaItemValue);
+  return z.strictObject({ [wrapper]: inner } as Record<W, typeof inner>);
+}
+
+/** `?dry_run=`: run every check and write nothing. */
+export const DryRunQuery = z.object({ dry_run: z.enum(['true', 'false']).optional() });
+
+/** Query string of a department's audit log. */
+export const AuditQuery = z.object({
+  limit: z.int().min(1).max(1000).optional().describe('entries per page, default 100'),
+  marker: z.string().optional().describe('_id of the last entry of the previous page'),
+});
 
 /** One machine-readable problem (§6.7). */
 export interface QuotaErrorDetail {

@@ -5,15 +5,65 @@ import { AppError } from '@stratum/http-kit';
 import { z } from 'zod';
 import { type SimpleQuery, TRUE_STRINGS } from './events.query';
 
-/** Query-string and body keys `GET/POST /v2/events` accepts. */
-const LIST_ARGS = new Set(['q', 'limit', 'sort', 'marker']);
 const Q_KEY = /^q(?:\[(\d+)\])?\.(field|op|value|type)$/;
 
-const QItem = z.strictObject({
-  field: z.string().min(1),
-  op: z.string().optional(),
+/** One filter of the list (Panko's `Query`): `field op value`, the value converted by `type`. */
+export const QItem = z.strictObject({
+  field: z.string().min(1).describe('event_type, message_id, start_timestamp, end_timestamp, all_tenants, or a trait name'),
+  op: z.string().optional().describe('lt, le, eq (default), ne, ge, gt'),
   value: z.union([z.string(), z.number(), z.boolean()]).transform(String),
-  type: z.string().optional(),
+  type: z.string().optional().describe('string (default), integer, float or datetime; any case'),
+});
+
+/** JSON body of `GET/POST /v2/events` (Panko reads it on GET too); its keys are the list's arguments. */
+export const ListBody = z.strictObject({
+  q: z.array(QItem).optional(),
+  limit: z.union([z.int().positive(), z.string()]).optional().describe('positive integer; default 100, at most EVENTS_MAX_LIMIT'),
+  sort: z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .describe('`key[:asc|desc]`, keys generated, message_id, event_type'),
+  marker: z.string().optional().describe('message_id of the last row of the previous page'),
+});
+
+/** Query-string and body keys `GET/POST /v2/events` accepts. */
+const LIST_ARGS = new Set(Object.keys(ListBody.shape));
+
+/** Repeatable query parameter (`?k=a&k=b`). */
+const repeated = (description: string) => z.array(z.string()).optional().describe(description);
+
+/**
+ * Query string of `GET/POST /v2/events`: positional `q.*` (the i-th of each key forms the i-th filter); the indexed
+ * form `q[i].field`, … is accepted too.
+ */
+export const ListQueryString = z.object({
+  'q.field': repeated(QItem.shape.field.description as string),
+  'q.op': repeated(QItem.shape.op.description as string),
+  'q.value': repeated('value compared with the field'),
+  'q.type': repeated(QItem.shape.type.description as string),
+  limit: z
+    .int()
+    .positive()
+    .optional()
+    .describe(ListBody.shape.limit.description as string),
+  sort: repeated(ListBody.shape.sort.description as string),
+  marker: z
+    .string()
+    .optional()
+    .describe(ListBody.shape.marker.description as string),
+});
+
+/** `all_tenants`: admins only, oslo boolean string; lifts the project restriction. */
+const AllTenants = z.string().optional().describe('admins: true lifts the project restriction (oslo boolean string)');
+
+/** Query string of the event and event-type reads (parsePageInput's `all_tenants`). */
+export const AllTenantsQuery = z.object({ all_tenants: AllTenants });
+
+/** Query string of `GET /v2/event_types/{type}/traits/{name}` (parsePageInput's keys). */
+export const PageQuery = z.object({
+  limit: z.int().positive().optional().describe('positive integer; default 100, at most EVENTS_MAX_LIMIT'),
+  marker: z.string().optional().describe('the `Link: rel="next"` header gives it'),
+  all_tenants: AllTenants,
 });
 
 /** Parsed `GET/POST /v2/events` input. */
@@ -115,15 +165,23 @@ export function parseListInput(query: Record<string, unknown>, body: unknown): L
 
 /** `POST /v2/query/events` body: Ceilometer's complex query, plus SPEC.md's `desc` sort mode. */
 export const ComplexQueryBody = z.strictObject({
-  /** JSON text of the filter expression (an object is accepted too). */
-  filter: z.union([z.string(), z.record(z.string(), z.unknown())]).optional(),
-  /** JSON text of the order-by list (a list is accepted too). */
-  orderby: z.union([z.string(), z.array(z.unknown())]).optional(),
-  limit: z.union([z.number(), z.string()]).optional(),
-  /** Sort mode of SPEC.md's field table: `true`/`desc` → newest first, `false`/`asc` → oldest first. */
-  desc: z.union([z.string(), z.boolean()]).optional(),
-  /** Admins only: `true` lifts the project restriction, as `all_tenants` does on the list. */
-  all_tenants: z.union([z.string(), z.boolean()]).optional(),
+  filter: z
+    .union([z.string(), z.record(z.string(), z.unknown())])
+    .optional()
+    .describe('JSON text of the filter expression (an object is accepted too), e.g. `{"and":[{"=":{"resource_id":"…"}},…]}`'),
+  orderby: z
+    .union([z.string(), z.array(z.unknown())])
+    .optional()
+    .describe('JSON text of the order-by list (a list is accepted too), e.g. `[{"timestamp":"desc"}]`'),
+  limit: z.union([z.number(), z.string()]).optional().describe('positive integer; default 100, at most EVENTS_MAX_LIMIT'),
+  desc: z
+    .union([z.string(), z.boolean()])
+    .optional()
+    .describe("SPEC.md's sort mode, when orderby is absent: true/desc newest first (default), false/asc oldest first"),
+  all_tenants: z
+    .union([z.string(), z.boolean()])
+    .optional()
+    .describe('admins only: true lifts the project restriction, as all_tenants does on the list'),
 });
 export type ComplexQueryBody = z.infer<typeof ComplexQueryBody>;
 

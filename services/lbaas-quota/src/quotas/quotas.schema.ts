@@ -2,10 +2,21 @@
  * Group B request parsing: the PUT body, the enforcement bodies and the list/show query parameters.
  *
  * Stricter than Octavia (reference/lbaas-quota.md §3): integers only, no string/float/bool coercion, and every
- * malformed body is a 400 (Octavia answers 500 to `{}`, `{"quota": 5}`, list/object values).
+ * malformed body is a 400 (Octavia answers 500 to `{}`, `{"quota": 5}`, list/object values). The bodies are parsed by
+ * hand to keep Octavia's messages; the zod schemas below state the same rules for `/openapi.json`.
  */
 import { AppError } from '@stratum/http-kit';
-import { LBAAS_INPUT_NAMES, LBAAS_RESOURCES, type LbaasLimits, type LbaasResource, MAX_QUOTA, MIN_QUOTA } from '@stratum/quota-items';
+import {
+  LBAAS_INPUT_NAMES,
+  LBAAS_NEW_NAME,
+  LBAAS_RESOURCES,
+  type LbaasLimits,
+  type LbaasResource,
+  MAX_QUOTA,
+  MIN_QUOTA,
+  QuotaLimit,
+} from '@stratum/quota-items';
+import { z } from 'zod';
 
 const bad = (m: string) => new AppError(400, m);
 
@@ -67,6 +78,39 @@ export function parseQuotaPut(body: unknown): Partial<LbaasLimits> {
   });
 }
 
+/** Which spelling an input key is: Octavia's canonical one or the underscore one (which wins when both are sent). */
+function spelling(key: string): string {
+  const resource = LBAAS_INPUT_NAMES[key] as LbaasResource;
+  if (LBAAS_NEW_NAME[resource] === resource) return '';
+  return key === resource ? `; wins over ${LBAAS_NEW_NAME[resource]} when both are sent` : `; same as ${resource}`;
+}
+
+/** One object per input spelling of the seven resources (parseQuotaPut/parseCounts accept both). */
+function byInputName<T extends z.ZodType>(schema: (key: string) => T): Record<string, z.ZodOptional<T>> {
+  return Object.fromEntries(Object.keys(LBAAS_INPUT_NAMES).map((k) => [k, schema(k).optional()]));
+}
+
+/** `PUT /quotas/{project_id}` body, as parseQuotaPut reads it: omitted keys unchanged, null = the default again. */
+export const QuotaPutBody = z.strictObject({
+  quota: z.strictObject(
+    byInputName((k) => QuotaLimit.nullable().describe(`-1 unlimited, 0 none, null the deployment default${spelling(k)}`)),
+  ),
+});
+
+/** Enforcement body `{"<wrapper>": {<resource>: count}}` as parseCounts reads it (at least one resource). */
+export function countsBody<W extends string>(wrapper: W) {
+  const counts = z.strictObject(
+    byInputName((k) =>
+      z
+        .int()
+        .min(0)
+        .max(MAX_QUOTA)
+        .describe(`a count${spelling(k)}`),
+    ),
+  );
+  return z.strictObject({ [wrapper]: counts } as Record<W, typeof counts>);
+}
+
 /** Attribute names a list item may be narrowed to with `fields`. */
 export const LIST_ATTRIBUTES = new Set<string>([
   'project_id',
@@ -111,7 +155,30 @@ export interface ListQuery {
   pageReverse: boolean;
 }
 
-const LIST_PARAMS = new Set(['fields', 'project_id', 'limit', 'marker', 'page_reverse', 'sort', 'sort_key', 'sort_dir']);
+/** Query string of the list, as parseListQuery reads it. */
+export const ListQueryParams = z.object({
+  fields: z
+    .array(z.enum([...LIST_ATTRIBUTES]))
+    .optional()
+    .describe('attributes to return (repeatable or comma-separated); all when absent'),
+  project_id: z.string().optional().describe('only this project'),
+  limit: z
+    .string()
+    .regex(/^(-?\d+|infinite)$/)
+    .optional()
+    .describe('page size, capped at PAGINATION_MAX_LIMIT; 0, negative or `infinite` = the largest page'),
+  marker: z.string().optional().describe('project_id the page starts after'),
+  page_reverse: z
+    .string()
+    .regex(/^(true|false)$/i)
+    .optional()
+    .describe('True: the page before the marker'),
+  sort: z.string().optional().describe('`project_id[:asc|desc]`'),
+  sort_key: z.literal('project_id').optional(),
+  sort_dir: z.enum(['asc', 'desc']).optional(),
+});
+
+const LIST_PARAMS = new Set(Object.keys(ListQueryParams.shape));
 /** The one sort key: records are keyed and paged by project_id. */
 const SORT_KEYS = new Set(['project_id']);
 
@@ -192,16 +259,32 @@ export function parseCounts(body: unknown, wrapper: string): Partial<Record<Lbaa
 /** Longest project id accepted (Keystone's ids are 32 to 64 characters; Octavia's column is 36). */
 export const MAX_PROJECT_ID_LENGTH = 255;
 
+/** A project id in the path: not checked against Keystone (as Octavia), only for length. */
+export const ProjectIdParam = z.string().min(1).max(MAX_PROJECT_ID_LENGTH);
+
 /**
  * A project id from the path. Not checked against Keystone (as Octavia), only for length.
  * @throws AppError 400 when empty or longer than MAX_PROJECT_ID_LENGTH.
  */
 export function parseProjectId(raw: string | undefined): string {
-  if (!raw || raw.length > MAX_PROJECT_ID_LENGTH) {
+  if (!ProjectIdParam.safeParse(raw).success) {
     throw bad(`Invalid input for field/attribute project_id. Value should be 1 to ${MAX_PROJECT_ID_LENGTH} characters`);
   }
-  return raw;
+  return raw as string;
 }
+
+/** Query string of show and defaults: only `fields`. */
+export const ShowQueryParams = z.object({
+  fields: z
+    .array(z.enum([...SINGLE_ATTRIBUTES]))
+    .optional()
+    .describe('attributes to return (repeatable or comma-separated); all when absent'),
+});
+
+/** Query string of DELETE. */
+export const ResetQueryParams = z.object({
+  force: z.string().optional().describe('true: reset even when usage is above a finite default (else 409)'),
+});
 
 /** Only `fields` is accepted on show. */
 export function parseShowQuery(query: Record<string, unknown>): string[] | undefined {

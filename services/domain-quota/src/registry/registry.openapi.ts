@@ -1,0 +1,133 @@
+/**
+ * OpenAPI description of the registry's admin routes (registry.router.ts), assembled by the gateway into
+ * `/openapi.json`. Bodies and ids are the zod schemas the router parses with (registry.schema.ts); responses are the
+ * views of registry.service.ts. Errors are Keystone's envelope.
+ */
+import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import { keystoneErrors } from '../domain-quotas/domain-quotas.openapi';
+import { REGISTRY_PREFIX } from './registry.router';
+import { DomainBody, KeystoneId, ProjectBody, RegionBody, RegionName, UsageBody } from './registry.schema';
+
+const Region = z
+  .object({ name: z.string(), volume_types: z.array(z.string()), products: z.array(z.string()) })
+  .meta({ id: 'RegistryRegion' });
+const Department = z.object({ id: z.string(), name: z.string() }).meta({ id: 'RegistryDepartment' });
+const Project = z.object({ id: z.string(), domain_id: z.string(), name: z.string() }).meta({ id: 'RegistryProject' });
+const Usage = z
+  .object({ collected_at: z.string().nullable(), values: z.record(z.string(), z.number()) })
+  .meta({ id: 'RegistryUsage', description: 'actual use per item, in the item’s unit' });
+
+const json = (description: string, schema: z.ZodType) => ({ description, content: { 'application/json': { schema } } });
+const body = (schema: z.ZodType) => ({ required: true, content: { 'application/json': { schema } } });
+
+const RegionParams = z.object({ region: RegionName.describe('region name') });
+const DomainParams = z.object({ domain_id: KeystoneId.describe('department (Keystone domain) id') });
+const ProjectParams = z.object({ project_id: KeystoneId.describe('project id') });
+
+/**
+ * GET (list), GET/PUT/DELETE (one) of a registry collection.
+ * @param noun singular member name of the bodies (`region`); `plural` the list's (`regions`).
+ */
+function collection(
+  noun: string,
+  plural: string,
+  opName: string,
+  params: z.ZodObject,
+  member: z.ZodType,
+  putBody: z.ZodType,
+  extra: { listQuery?: z.ZodObject; putErrors: Record<number, string>; deleteErrors: Record<number, string> },
+): RouteConfig[] {
+  const one = `${REGISTRY_PREFIX}/${plural}/{${Object.keys(params.shape)[0]}}`;
+  return [
+    {
+      method: 'get',
+      path: `${REGISTRY_PREFIX}/${plural}`,
+      operationId: `listRegistry${opName}s`,
+      summary: `List ${plural}`,
+      ...(extra.listQuery ? { request: { query: extra.listQuery } } : {}),
+      responses: {
+        200: json(`All ${plural}`, z.object({ [plural]: z.array(member) })),
+        ...keystoneErrors(extra.listQuery ? { 400: 'Bad query', 403: 'Not a cloud admin' } : { 403: 'Not a cloud admin' }),
+      },
+    },
+    {
+      method: 'get',
+      path: one,
+      operationId: `getRegistry${opName}`,
+      summary: `Get one ${noun}`,
+      request: { params },
+      responses: {
+        200: json(`The ${noun}`, z.object({ [noun]: member })),
+        ...keystoneErrors({ 400: 'Malformed id', 403: 'Not a cloud admin', 404: `Unknown ${noun}` }),
+      },
+    },
+    {
+      method: 'put',
+      path: one,
+      operationId: `putRegistry${opName}`,
+      summary: `Create or replace a ${noun}`,
+      request: { params, body: body(putBody) },
+      responses: {
+        200: json('Replaced', z.object({ [noun]: member })),
+        201: json('Created', z.object({ [noun]: member })),
+        ...keystoneErrors({ 400: 'Malformed id or body (problems in `details`)', 403: 'Not a cloud admin', ...extra.putErrors }),
+      },
+    },
+    {
+      method: 'delete',
+      path: one,
+      operationId: `deleteRegistry${opName}`,
+      summary: `Delete a ${noun}`,
+      request: { params },
+      responses: {
+        204: { description: 'Deleted; no body' },
+        ...keystoneErrors({ 400: 'Malformed id', 403: 'Not a cloud admin', 404: `Unknown ${noun}`, ...extra.deleteErrors }),
+      },
+    },
+  ];
+}
+
+/** Routes of registry.router.ts. */
+export function registryRoutes(): RouteConfig[] {
+  return [
+    ...collection('region', 'regions', 'Region', RegionParams, Region, RegionBody.meta({ id: 'RegistryRegionBody' }), {
+      putErrors: { 409: 'A volume type or product that is dropped still holds quotas (`details`)' },
+      deleteErrors: { 409: 'The region still holds quotas (`details`)' },
+    }),
+    ...collection('domain', 'domains', 'Department', DomainParams, Department, DomainBody.meta({ id: 'RegistryDepartmentBody' }), {
+      putErrors: {},
+      deleteErrors: { 400: '`default` (the cloud) cannot be deleted', 409: 'The department still has projects' },
+    }),
+    ...collection('project', 'projects', 'Project', ProjectParams, Project, ProjectBody.meta({ id: 'RegistryProjectBody' }), {
+      listQuery: z.object({ domain_id: z.string().optional().describe("only this department's projects") }),
+      putErrors: { 409: 'Moving a project that holds allocations to another department' },
+      deleteErrors: {},
+    }),
+    {
+      method: 'get',
+      path: `${REGISTRY_PREFIX}/usage`,
+      operationId: 'getRegistryUsage',
+      summary: 'Actual usage per region',
+      responses: {
+        200: json('Region → usage', z.object({ usage: z.record(z.string(), Usage) })),
+        ...keystoneErrors({ 403: 'Not a cloud admin' }),
+      },
+    },
+    {
+      method: 'put',
+      path: `${REGISTRY_PREFIX}/usage/{region}`,
+      operationId: 'putRegistryUsage',
+      summary: "Report a region's actual usage (cloud admin or service)",
+      request: { params: RegionParams, body: body(UsageBody.meta({ id: 'RegistryUsageBody' })) },
+      responses: {
+        200: json('The stored usage', z.object({ usage: Usage })),
+        ...keystoneErrors({
+          400: 'Malformed body, unknown item or bad value',
+          403: 'Not a cloud admin or service user',
+          404: 'Unknown region',
+        }),
+      },
+    },
+  ];
+}

@@ -1,0 +1,192 @@
+/**
+ * OpenAPI description of group B's routes (quotas.router.ts) under one of Octavia's prefixes, assembled by the gateway
+ * into `/openapi.json`.
+ *
+ * Parameters and bodies are the zod schemas of quotas.schema.ts; responses are the shapes of quotas.presenter.ts
+ * (SPEC.md B1-B4). Errors are Octavia's WSME fault (`renderOctaviaError`).
+ */
+import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
+import {
+  LBAAS_IN_USE_NAME,
+  LBAAS_NEW_NAME,
+  LBAAS_RESOURCES,
+  type LbaasResource,
+  MAX_QUOTA,
+  MIN_QUOTA,
+  QuotaLimit,
+} from '@stratum/quota-items';
+import { z } from 'zod';
+import { countsBody, ListQueryParams, ProjectIdParam, QuotaPutBody, ResetQueryParams, ShowQueryParams } from './quotas.schema';
+
+/** Octavia's error body. */
+export const OctaviaError = z
+  .object({
+    faultcode: z.enum(['Client', 'Server']).describe('Client for a 4xx, Server for a 5xx'),
+    faultstring: z.string().describe('the message python-octaviaclient shows'),
+    debuginfo: z.null(),
+  })
+  .meta({ id: 'OctaviaError', description: "Octavia's WSME fault" });
+
+/** Error responses in Octavia's shape, one per status. */
+export function octaviaErrors(statuses: Record<number, string>): RouteConfig['responses'] {
+  return Object.fromEntries(
+    Object.entries(statuses).map(([status, description]) => [
+      status,
+      { description, content: { 'application/json': { schema: OctaviaError } } },
+    ]),
+  );
+}
+
+const fromResources = <T extends z.ZodType>(key: (r: LbaasResource) => string, schema: T) =>
+  Object.fromEntries(LBAAS_RESOURCES.map((r) => [key(r), schema])) as Record<string, T>;
+
+/** A single quota: the seven limits, underscore spelling, defaults resolved (presentQuota). */
+const Quota = z
+  .object(fromResources((r) => r, QuotaLimit))
+  .partial()
+  .meta({ id: 'LbaasQuota', description: '-1 unlimited; every key unless `fields` narrows it' });
+
+/** A list item (presentListItem): raw limits (null = the default) in both spellings, and in_use counts. */
+const QuotaListItem = z
+  .object({
+    project_id: z.string(),
+    tenant_id: z.string().describe('equal to project_id'),
+    ...fromResources((r) => r, QuotaLimit.nullable()),
+    ...fromResources((r) => LBAAS_NEW_NAME[r], QuotaLimit.nullable()),
+    ...fromResources((r) => LBAAS_IN_USE_NAME[r], z.int().min(0)),
+  })
+  .partial()
+  .meta({ id: 'LbaasQuotaListItem', description: 'null: the project uses the deployment default' });
+
+const QuotaList = z
+  .object({
+    quotas: z.array(QuotaListItem),
+    quotas_links: z.array(z.object({ href: z.string(), rel: z.enum(['next', 'previous']) })),
+  })
+  .meta({ id: 'LbaasQuotaList' });
+
+/** A project's usage (presentUsage): effective limit and in_use per resource. */
+const Usage = z
+  .object({
+    project_id: z.string(),
+    ...fromResources((r) => r, z.object({ limit: z.int().min(MIN_QUOTA).max(MAX_QUOTA), in_use: z.int().min(0) })),
+  })
+  .meta({ id: 'LbaasUsage' });
+
+const PutBody = QuotaPutBody.meta({ id: 'LbaasQuotaPutBody', example: { quota: { loadbalancer: 10, listener: null } } });
+const UsageChangeBody = z
+  .union([countsBody('consume'), countsBody('release')])
+  .meta({ id: 'LbaasUsageChangeBody', example: { consume: { load_balancer: 1, listener: 2 } } });
+const InUseBody = countsBody('in_use').meta({ id: 'LbaasInUseBody', example: { in_use: { member: 7 } } });
+
+const json = (description: string, schema: z.ZodType) => ({ description, content: { 'application/json': { schema } } });
+const body = (schema: z.ZodType) => ({ required: true, content: { 'application/json': { schema } } });
+const ProjectParams = z.object({ project_id: ProjectIdParam.describe('a Keystone project id (not checked against Keystone)') });
+
+/** Policy refusals and malformed input, common to every route. */
+const refused = { 400: 'Invalid parameter, body or project id', 403: 'Policy does not allow this request' };
+
+/**
+ * Routes of quotas.router.ts under `prefix` (one of LBAAS_PREFIXES).
+ * @param id suffix for operationIds, unique per prefix.
+ */
+export function quotasRoutes(prefix: string, id = ''): RouteConfig[] {
+  const p = `${prefix}/quotas`;
+  return [
+    {
+      method: 'get',
+      path: p,
+      operationId: `listLbaasQuotas${id}`,
+      summary: 'List quotas (B1)',
+      description: "Cloud admins see every project's record, others only their own project's. Ordered and paged by project_id.",
+      request: { query: ListQueryParams },
+      responses: { 200: json('One page of quota records', QuotaList), ...octaviaErrors(refused) },
+    },
+    {
+      method: 'get',
+      path: `${p}/defaults`,
+      operationId: `getLbaasQuotaDefaults${id}`,
+      summary: 'Get the deployment default quotas (B2)',
+      request: { query: ShowQueryParams },
+      responses: { 200: json('The defaults', z.object({ quota: Quota })), ...octaviaErrors(refused) },
+    },
+    {
+      method: 'get',
+      path: `${p}/{project_id}/default`,
+      operationId: `getLbaasQuotaDefaultsOfProject${id}`,
+      summary: "Get the deployment default quotas (Octavia's spelling of B2)",
+      request: { params: ProjectParams, query: ShowQueryParams },
+      responses: { 200: json('The defaults', z.object({ quota: Quota })), ...octaviaErrors(refused) },
+    },
+    {
+      method: 'get',
+      path: `${p}/{project_id}`,
+      operationId: `getLbaasQuota${id}`,
+      summary: "Get a project's quotas (B3)",
+      description: 'Effective limits (null resolved to the default); a project without a record gets the defaults, never 404.',
+      request: { params: ProjectParams, query: ShowQueryParams },
+      responses: { 200: json("The project's quotas", z.object({ quota: Quota })), ...octaviaErrors(refused) },
+    },
+    {
+      method: 'put',
+      path: `${p}/{project_id}`,
+      operationId: `setLbaasQuota${id}`,
+      summary: "Set a project's quotas (admin)",
+      description: 'Omitted keys stay as they are; null puts a limit back to the deployment default.',
+      request: { params: ProjectParams, body: body(PutBody) },
+      responses: {
+        202: json('The quotas after the change', z.object({ quota: Quota })),
+        ...octaviaErrors({ ...refused, 415: 'The body is not JSON' }),
+      },
+    },
+    {
+      method: 'delete',
+      path: `${p}/{project_id}`,
+      operationId: `resetLbaasQuota${id}`,
+      summary: "Reset a project's quotas to the defaults (B4, admin)",
+      request: { params: ProjectParams, query: ResetQueryParams },
+      responses: {
+        204: { description: 'Reset; no body' },
+        ...octaviaErrors({
+          ...refused,
+          404: '`Quotas <project_id> not found.`: the project has no record',
+          409: 'Usage is above a finite default (use force=true)',
+        }),
+      },
+    },
+    {
+      method: 'get',
+      path: `${p}/{project_id}/usage`,
+      operationId: `getLbaasUsage${id}`,
+      summary: "Get a project's limits and in-use counts (enforcement)",
+      request: { params: ProjectParams },
+      responses: { 200: json('Usage', z.object({ usage: Usage })), ...octaviaErrors(refused) },
+    },
+    {
+      method: 'post',
+      path: `${p}/{project_id}/usage`,
+      operationId: `consumeOrReleaseLbaasUsage${id}`,
+      summary: 'Consume or release quota, all or nothing (admin or service)',
+      description: 'Consume before creating load balancer objects, release after deleting them. Not idempotent.',
+      request: {
+        params: ProjectParams,
+        body: body(UsageChangeBody),
+      },
+      responses: {
+        200: json('Usage after the change', z.object({ usage: Usage })),
+        ...octaviaErrors({ ...refused, 403: 'Policy refusal, or `Quota has been met for resources: …`', 415: 'The body is not JSON' }),
+      },
+    },
+    {
+      method: 'put',
+      path: `${p}/{project_id}/usage`,
+      operationId: `setLbaasUsage${id}`,
+      summary: 'Set absolute in-use counts (reconciliation; admin or service)',
+      request: { params: ProjectParams, body: body(InUseBody) },
+      responses: {
+        200: json('Usage after the change', z.object({ usage: Usage })),
+        ...octaviaErrors({ ...refused, 415: 'The body is not JSON' }),
+      },
+    },
+  ];
+}
