@@ -1,7 +1,8 @@
 /**
- * The gateway app: request id → access log → metrics → public documents (`/`, `/healthcheck`, `/ready`, OpenAPI) →
- * route resolution → body size check → token check → rate limits → identity forwarding (client identity headers
- * stripped, validated identity signed) → proxy to the group's upstream.
+ * The gateway app: request id → access log → metrics → route resolution → body size check → token check → rate
+ * limits → identity forwarding (client identity headers stripped, validated identity signed) → proxy to the group's
+ * upstream. Paths no group serves fall through to the gateway's own documents (`/`, `/healthcheck`, `/ready`,
+ * OpenAPI), then 404.
  */
 import { Agent, type ClientRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import {
@@ -70,15 +71,6 @@ export function buildGateway(deps: GatewayDeps): Express {
     next();
   });
 
-  app.get('/', (req, res) => {
-    res.json(octaviaVersions(externalBaseUrl(req)));
-  });
-  app.get('/healthcheck', (_req, res) => {
-    res.type('text/plain').send('OK');
-  });
-  app.get('/ready', readinessHandler(deps.readiness));
-  app.use(openapiRouter());
-
   const upstreams: Record<Group, string> = {
     event: config.EVENT_QUERY_URL,
     lbaas: config.LBAAS_QUOTA_URL,
@@ -140,7 +132,7 @@ export function buildGateway(deps: GatewayDeps): Express {
   const route: RequestHandler = async (req, res, next) => {
     const r = resolve(req.path);
     if (r.kind === 'none') {
-      next(new AppError(404, 'The resource could not be found.'));
+      next(); // the gateway's own documents, else 404
       return;
     }
     if (r.kind === 'versions') {
@@ -218,7 +210,17 @@ export function buildGateway(deps: GatewayDeps): Express {
     }
     proxies[r.group](req, res, next);
   };
+  // The proxied paths first: most requests are theirs, and they need not be matched against the routes below.
   app.use(route);
+  app.get('/', (req, res) => {
+    res.json(octaviaVersions(externalBaseUrl(req)));
+  });
+  app.get('/healthcheck', (_req, res) => {
+    res.type('text/plain').send('OK');
+  });
+  app.get('/ready', readinessHandler(deps.readiness));
+  app.use(openapiRouter());
+  app.use((_req, _res, next) => next(new AppError(404, 'The resource could not be found.')));
   app.use(errorHandler(renderKeystoneError, logger));
   return app;
 }
