@@ -1,4 +1,4 @@
-export { buildGateway } from './app';
+export { buildGateway, type GatewayApp } from './app';
 export { type GatewayConfig, loadConfig } from './config';
 export { createGatewayDeps, type GatewayDeps, type GatewayDepsOptions } from './deps';
 export { GatewayMetrics, metricsServer } from './metrics/metrics';

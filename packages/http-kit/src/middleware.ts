@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Identity, verifyIdentity } from '@stratum/identity';
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
-import type { Logger } from 'pino';
+import pino, { type Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
 import { AppError, classify, type ErrorRenderer } from './errors';
 
@@ -29,6 +29,8 @@ export function requestId(): RequestHandler {
   return (req, res, next) => {
     const given = req.headers[REQUEST_ID_HEADER];
     const id = typeof given === 'string' && REQUEST_ID_RE.test(given) ? given : `req-${randomUUID()}`;
+    // A plain node response (the gateway's fast path) has no locals until given some.
+    res.locals ??= Object.create(null);
     res.locals.requestId = id;
     res.setHeader('X-Openstack-Request-Id', id);
     next();
@@ -42,13 +44,21 @@ export function requestId(): RequestHandler {
 export function accessLog(logger: Logger): RequestHandler {
   return pinoHttp({
     logger,
-    genReqId: (_req, res) => (res as unknown as Response).locals?.requestId ?? `req-${randomUUID()}`,
+    genReqId: (_req, res) => (res as unknown as Partial<Response>).locals?.requestId ?? `req-${randomUUID()}`,
     customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
     autoLogging: { ignore: (req) => req.url === '/healthcheck' },
     redact: { paths: REDACTED_HEADERS, censor: '[redacted]' },
+    // The serializers read the raw request and response: pino-http's default wrapping first copies every header and
+    // the socket address into an object these serializers then ignore (a fifth of the gateway's CPU per request).
+    wrapSerializers: false,
     serializers: {
-      req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
+      req: (req: { id: unknown; method: string; url: string; originalUrl?: string }) => ({
+        id: req.id,
+        method: req.method,
+        url: req.originalUrl ?? req.url,
+      }),
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+      err: pino.stdSerializers.err,
     },
   }) as unknown as RequestHandler;
 }

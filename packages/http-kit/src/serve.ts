@@ -1,8 +1,15 @@
 /**
  * Runs an express app as a process: listen, log the address, close cleanly on SIGTERM/SIGINT.
  */
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
+
+/** Anything that listens like an express app (an app, or the gateway's front). */
+export interface Listenable {
+  listen(port: number, host: string): Server;
+}
+
 import type { Logger } from 'pino';
 
 /**
@@ -10,7 +17,7 @@ import type { Logger } from 'pino';
  * then runs `close` (store and cache connections).
  * @returns the bound port.
  */
-export async function serve(app: Express, host: string, port: number, logger: Logger, close: () => Promise<void>): Promise<number> {
+export async function serve(app: Listenable, host: string, port: number, logger: Logger, close: () => Promise<void>): Promise<number> {
   const server = app.listen(port, host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);

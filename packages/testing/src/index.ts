@@ -11,7 +11,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as domainQuota from '@stratum/domain-quota';
 import * as eventQuery from '@stratum/event-query';
-import { buildGateway, createGatewayDeps, type GatewayDeps, loadConfig as loadGatewayConfig, type TokensFile } from '@stratum/gateway';
+import {
+  buildGateway,
+  createGatewayDeps,
+  type GatewayApp,
+  type GatewayDeps,
+  loadConfig as loadGatewayConfig,
+  type TokensFile,
+} from '@stratum/gateway';
 import * as lbaasQuota from '@stratum/lbaas-quota';
 import type { Express } from 'express';
 import type { Db } from 'mongodb';
@@ -27,8 +34,8 @@ export interface Persona {
 }
 
 export interface TestStack {
-  /** The gateway app, for supertest. */
-  gateway: Express;
+  /** The gateway (a request listener with `listen`), for supertest. */
+  gateway: GatewayApp;
   /** Base URLs of the services, to prove they refuse requests that bypass the gateway. */
   serviceUrls: { eventQuery: string; lbaasQuota: string; domainQuota: string };
   /**
