@@ -3,7 +3,8 @@
  * samples, measured with autocannon on loopback for a bounded time per scenario. Prints a markdown table and writes
  * it to deploy/BENCHMARKS.md with the date and the machine's conditions.
  *
- * Environment: BENCH_SECONDS (per scenario, default 10), BENCH_CONNECTIONS (default 8).
+ * Environment: BENCH_SECONDS (per scenario, default 10), BENCH_CONNECTIONS (default 8). Suites: skeleton, events, ingest,
+ * lbaas, domain, gateway (each file's header lists its own settings).
  */
 
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -18,6 +19,7 @@ import { ensureSecret, ensureTokensFile, SAMPLE_PROJECT_ID } from '../src/tokens
 import { rowsTable, runScenario, type ScenarioRow } from './autocannon';
 import { domainQuotaBench } from './domain-quota';
 import { eventsBench } from './events';
+import { gatewayBench } from './gateway';
 import { ingestBench } from './ingest';
 import { lbaasBench } from './lbaas';
 import { startBenchStore } from './store';
@@ -104,6 +106,7 @@ const SUITES: Record<string, { title: string; run: (seconds: number, connections
   ingest: { title: 'Event ingestion through RabbitMQ', run: ingestBench },
   lbaas: { title: 'Load balancer quotas at 10,000 projects', run: (seconds) => lbaasBench(seconds) },
   domain: { title: 'Department quotas (group C)', run: (seconds) => domainQuotaBench(seconds) },
+  gateway: { title: 'Gateway overhead (B3, cached tokens)', run: gatewayBench },
 };
 
 /** Replaces (or appends) the `## title` section of the markdown `doc`. */

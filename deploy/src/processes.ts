@@ -21,6 +21,8 @@ export interface StackOptions {
   ports: StackPorts;
   /** Extra environment for every process (e.g. LOG_LEVEL, quota defaults). */
   env?: Record<string, string>;
+  /** Extra environment for the gateway only (e.g. Keystone, rate limits, metrics port), over `env`. */
+  gatewayEnv?: Record<string, string>;
   /** Where child output goes: inherit (visible) or ignore. */
   stdio?: 'inherit' | 'ignore';
 }
@@ -28,6 +30,8 @@ export interface StackOptions {
 export interface RunningStack {
   gatewayUrl: string;
   urls: Record<keyof StackPorts, string>;
+  /** Process ids (e.g. for CPU accounting in the benches). */
+  pids: Record<keyof StackPorts, number>;
   stop(): Promise<void>;
 }
 
@@ -60,6 +64,7 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
         EVENT_QUERY_URL: urls.eventQuery,
         LBAAS_QUOTA_URL: urls.lbaasQuota,
         DOMAIN_QUOTA_URL: urls.domainQuota,
+        ...opts.gatewayEnv,
       },
     ],
   ];
@@ -82,5 +87,6 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
     await stop();
     throw err;
   }
-  return { gatewayUrl: urls.gateway, urls, stop };
+  const pids = Object.fromEntries(pieces.map(([name], i) => [name, children[i]?.pid ?? 0])) as Record<keyof StackPorts, number>;
+  return { gatewayUrl: urls.gateway, urls, pids, stop };
 }
