@@ -62,8 +62,10 @@ function sendGroupError(res: ServerResponse, group: Group, status: number, messa
   res.end(JSON.stringify(GROUPS[group].render(status, message)));
 }
 
+const UPSTREAM = Symbol('upstream request');
+
 /** A node request and response as the fast path sees them: `locals` as express would have them. */
-type PlainRequest = IncomingMessage & { originalUrl?: string };
+type PlainRequest = IncomingMessage & { originalUrl?: string; [UPSTREAM]?: ClientRequest };
 type PlainResponse = ServerResponse & { locals: Record<string, unknown> };
 type Next = (err?: unknown) => void;
 type Middleware = (req: PlainRequest, res: PlainResponse, next: Next) => void;
@@ -84,6 +86,29 @@ function plainBaseUrl(req: IncomingMessage): string {
   return `${proto}://${(req.headers['x-forwarded-host'] as string | undefined) ?? req.headers.host ?? 'localhost'}`;
 }
 
+/**
+ * `signIdentity` with the headers of each identity kept for the rest of the current second: the signature covers a
+ * timestamp in whole seconds, so within a second the same identity always gets the same headers.
+ */
+function identitySigner(secret: string): (identity: Identity) => Record<string, string> {
+  let second = 0;
+  let signed = new Map<Identity, Record<string, string>>();
+  return (identity) => {
+    const now = Date.now();
+    const s = Math.floor(now / 1000);
+    if (s !== second) {
+      second = s;
+      signed = new Map();
+    }
+    let headers = signed.get(identity);
+    if (!headers) {
+      headers = signIdentity(identity, secret, now);
+      signed.set(identity, headers);
+    }
+    return headers;
+  };
+}
+
 /** The gateway as a request listener, with `listen` like an express app's. */
 export interface GatewayApp {
   (req: IncomingMessage, res: ServerResponse): void;
@@ -92,6 +117,7 @@ export interface GatewayApp {
 
 export function buildGateway(deps: GatewayDeps): GatewayApp {
   const { config, logger, tokens, rateLimits, metrics } = deps;
+  const sign = identitySigner(config.STRATUM_IDENTITY_SECRET);
   const withRequestId = requestId() as unknown as Middleware;
   const log = accessLog(logger) as unknown as Middleware;
   // Labelled children looked up once per label set rather than on every request.
@@ -123,10 +149,15 @@ export function buildGateway(deps: GatewayDeps): GatewayApp {
     lbaas: config.LBAAS_QUOTA_URL,
     domain: config.DOMAIN_QUOTA_URL,
   };
-  /** Requests whose upstream took longer than UPSTREAM_TIMEOUT_MS (http-proxy reports those as a reset). */
-  const timedOut = new WeakSet<IncomingMessage>();
-  /** The upstream request of each proxied request (to abort it when the body turns out too large). */
-  const upstreamRequests = new WeakMap<IncomingMessage, ClientRequest>();
+  // Kept on the request itself rather than in a WeakMap: thousands of short-lived weak entries a second make every
+  // garbage collection slower.
+  /** The upstream request of a proxied request (to abort it when the body turns out too large). */
+  const upstreamOf = (req: IncomingMessage) => (req as PlainRequest)[UPSTREAM];
+  /**
+   * Whether the upstream took longer than UPSTREAM_TIMEOUT_MS: http-proxy then aborts the upstream request (`abort()`,
+   * which nothing else here calls) and reports a reset.
+   */
+  const timedOut = (req: IncomingMessage) => upstreamOf(req)?.aborted === true;
   const proxyFor = (group: Group): Middleware =>
     createProxyMiddleware<PlainRequest, PlainResponse>({
       target: upstreams[group],
@@ -140,11 +171,10 @@ export function buildGateway(deps: GatewayDeps): GatewayApp {
       plugins: [proxyEventsPlugin as unknown as Plugin<PlainRequest, PlainResponse>],
       on: {
         proxyReq: (proxyReq, req) => {
-          upstreamRequests.set(req, proxyReq);
-          proxyReq.once('timeout', () => timedOut.add(req));
+          req[UPSTREAM] = proxyReq;
         },
         error: (err, req, res) => {
-          const status = upstreamStatus(err as NodeJS.ErrnoException, timedOut.has(req));
+          const status = upstreamStatus(err as NodeJS.ErrnoException, timedOut(req));
           const out = res as ServerResponse<IncomingMessage>;
           if (out.headersSent || typeof out.writeHead !== 'function') {
             // The upstream failed mid-response (or the gateway already answered, e.g. 413): nothing more to say.
@@ -173,7 +203,7 @@ export function buildGateway(deps: GatewayDeps): GatewayApp {
       if (seen <= config.MAX_BODY_BYTES) return;
       req.off('data', onData);
       req.unpipe();
-      upstreamRequests.get(req)?.destroy();
+      upstreamOf(req)?.destroy();
       sendGroupError(res, group, 413, `The request body is larger than ${config.MAX_BODY_BYTES} bytes.`, { Connection: 'close' });
     };
     req.on('data', onData);
@@ -238,7 +268,7 @@ export function buildGateway(deps: GatewayDeps): GatewayApp {
     }
     const h = req.headers;
     for (const name of CLIENT_IDENTITY_HEADERS) delete h[name];
-    Object.assign(h, signIdentity(identity, config.STRATUM_IDENTITY_SECRET));
+    Object.assign(h, sign(identity));
     h['x-openstack-request-id'] = res.locals.requestId as string;
     h['x-forwarded-host'] = (h['x-forwarded-host'] as string | undefined) ?? h.host ?? '';
     h['x-forwarded-proto'] = (h['x-forwarded-proto'] as string | undefined) ?? ((req.socket as TLSSocket).encrypted ? 'https' : 'http');

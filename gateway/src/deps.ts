@@ -69,6 +69,11 @@ export async function createGatewayDeps(config: GatewayConfig, logger: Logger, o
   if (redis) await connected(redis, 2000);
   const metrics = new GatewayMetrics({ processMetrics: opts.processMetrics });
   const keystone = KeystoneClient.fromSettings(config);
+  const cacheResults = {
+    memory: metrics.tokenCache.labels('memory'),
+    redis: metrics.tokenCache.labels('redis'),
+    miss: metrics.tokenCache.labels('miss'),
+  };
   const tokens: TokenValidator = keystone
     ? new KeystoneTokens(
         keystone,
@@ -78,7 +83,7 @@ export async function createGatewayDeps(config: GatewayConfig, logger: Logger, o
           maxEntries: config.TOKEN_CACHE_MAX_ENTRIES,
           validSeconds: config.TOKEN_CACHE_SECONDS,
           invalidSeconds: config.TOKEN_NEGATIVE_CACHE_SECONDS,
-          onLookup: (result) => metrics.tokenCache.inc({ result }),
+          onLookup: (result) => cacheResults[result].inc(),
         }),
         logger,
       )
