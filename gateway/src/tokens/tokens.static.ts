@@ -19,10 +19,24 @@ export type TokensFile = z.infer<typeof TokensFile>;
 
 /** Tokens from a JSON file, read once at start. */
 export class StaticTokens implements TokenValidator {
-  private readonly tokens: Map<string, z.infer<typeof TokenEntry>>;
+  /** Each token's identity, built once (the gateway reuses signed headers per identity object within a second). */
+  private readonly tokens: Map<string, { identity: Identity; expiresAt: number }>;
 
   constructor(file: TokensFile) {
-    this.tokens = new Map(Object.entries(file.tokens));
+    this.tokens = new Map(
+      Object.entries(file.tokens).map(([token, e]) => [
+        token,
+        {
+          identity: Object.freeze({
+            userId: e.user_id,
+            projectId: e.project_id,
+            domainId: e.domain_id,
+            roles: e.roles.map((r) => r.toLowerCase()),
+          }),
+          expiresAt: e.expires_at ? Date.parse(e.expires_at) : Number.POSITIVE_INFINITY,
+        },
+      ]),
+    );
   }
 
   /** @throws Error naming the file and the problem when it is unreadable or malformed. */
@@ -40,8 +54,6 @@ export class StaticTokens implements TokenValidator {
 
   async validate(token: string): Promise<Identity | null> {
     const e = this.tokens.get(token);
-    if (!e) return null;
-    if (e.expires_at && Date.parse(e.expires_at) <= Date.now()) return null;
-    return { userId: e.user_id, projectId: e.project_id, domainId: e.domain_id, roles: e.roles.map((r) => r.toLowerCase()) };
+    return e && e.expiresAt > Date.now() ? e.identity : null;
   }
 }
