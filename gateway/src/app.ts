@@ -48,18 +48,21 @@ function basicPassword(header: string | undefined): string | undefined {
   return colon >= 0 ? text.slice(colon + 1) : undefined;
 }
 
-/** Answers an error in Keystone's shape (the gateway's own paths), unless a response has begun. */
-function sendKeystoneError(res: ServerResponse, status: number, message: string): void {
+/**
+ * Answers an error in the shape of `group` (Panko, Octavia or Keystone), or Keystone's for the gateway's own paths,
+ * unless a response has begun.
+ */
+function sendGroupError(
+  res: ServerResponse,
+  group: Group | undefined,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
   if (res.headersSent) return;
-  res.writeHead(status, { 'Content-Type': 'application/json' });
-  res.end(JSON.stringify(renderKeystoneError(status, message)));
-}
-
-/** Answers an error in the group's shape (Panko, Octavia or Keystone), unless a response has begun. */
-function sendGroupError(res: ServerResponse, group: Group, status: number, message: string, headers: Record<string, string> = {}): void {
-  if (res.headersSent) return;
+  const render = group ? GROUPS[group].render : renderKeystoneError;
   res.writeHead(status, { ...headers, 'Content-Type': 'application/json' });
-  res.end(JSON.stringify(GROUPS[group].render(status, message)));
+  res.end(JSON.stringify(render(status, message)));
 }
 
 const UPSTREAM = Symbol('upstream request');
@@ -92,7 +95,7 @@ function plainBaseUrl(req: IncomingMessage): string {
  */
 function identitySigner(secret: string): (identity: Identity) => Record<string, string> {
   let second = 0;
-  let signed = new Map<Identity, Record<string, string>>();
+  let signed = new Map<string, Record<string, string>>();
   return (identity) => {
     const now = Date.now();
     const s = Math.floor(now / 1000);
@@ -100,10 +103,12 @@ function identitySigner(secret: string): (identity: Identity) => Record<string, 
       second = s;
       signed = new Map();
     }
-    let headers = signed.get(identity);
+    // Keyed by content, not by object: token validators need not hand out the same object twice.
+    const key = `${identity.userId}\n${identity.projectId}\n${identity.domainId}\n${identity.roles.join(',')}`;
+    let headers = signed.get(key);
     if (!headers) {
       headers = signIdentity(identity, secret, now);
-      signed.set(identity, headers);
+      signed.set(key, headers);
     }
     return headers;
   };
@@ -220,8 +225,7 @@ export function buildGateway(deps: GatewayDeps): GatewayApp {
   ): Promise<{ identity: Identity; token: string } | null> => {
     const group = r.kind === 'proxy' ? r.group : undefined;
     const given =
-      req.headers['x-auth-token'] ??
-      (group && r.kind === 'proxy' && r.path === INGEST_PATH ? basicPassword(req.headers.authorization) : undefined);
+      req.headers['x-auth-token'] ?? (r.kind === 'proxy' && r.path === INGEST_PATH ? basicPassword(req.headers.authorization) : undefined);
     delete req.headers.authorization;
     const token = typeof given === 'string' ? given : '';
     let identity: Identity | null = null;
@@ -230,8 +234,7 @@ export function buildGateway(deps: GatewayDeps): GatewayApp {
         identity = await tokens.validate(token);
       } catch (err) {
         if (!(err instanceof IdentityUnavailable)) throw err;
-        if (group) sendGroupError(res, group, 503, err.message, { 'Retry-After': '5' });
-        else sendKeystoneError(res, 503, err.message);
+        sendGroupError(res, group, 503, err.message, { 'Retry-After': '5' });
         return null;
       }
     }

@@ -113,17 +113,7 @@ describe('gateway with Keystone tokens', () => {
     tokens.expiring = expiring.token;
     expiringAt = Date.parse(expiring.body.expires_at);
 
-    stack = await startTestStack({
-      gatewayEnv: {
-        TOKENS_FILE: '',
-        KEYSTONE_URL: keystone.url,
-        KEYSTONE_USERNAME: 'admin',
-        KEYSTONE_PASSWORD: keystone.adminPassword,
-        KEYSTONE_PROJECT_NAME: 'admin',
-        REDIS_URL,
-        TOKEN_CACHE_SECONDS: '2',
-      },
-    });
+    stack = await startTestStack({ gatewayEnv: { ...keystoneEnv(), REDIS_URL, TOKEN_CACHE_SECONDS: '2' } });
     redis = new Redis(REDIS_URL);
   }, 120_000);
   afterAll(async () => {
@@ -132,9 +122,17 @@ describe('gateway with Keystone tokens', () => {
     await keystone?.stop();
   });
 
+  /** The gateway's settings for this Keystone, with its admin as the service user. */
+  const keystoneEnv = () => ({
+    TOKENS_FILE: '',
+    KEYSTONE_URL: keystone.url,
+    KEYSTONE_USERNAME: 'admin',
+    KEYSTONE_PASSWORD: keystone.adminPassword,
+    KEYSTONE_PROJECT_NAME: 'admin',
+  });
   const get = (path: string, token: string) => request(stack.gateway).get(path).set('X-Auth-Token', token);
-  const cacheCount = async (result: string) =>
-    (await stack.gatewayDeps.metrics.tokenCache.get()).values.find((v) => v.labels.result === result)?.value ?? 0;
+  const cacheCount = async (result: string, of: TestStack = stack) =>
+    (await of.gatewayDeps.metrics.tokenCache.get()).values.find((v) => v.labels.result === result)?.value ?? 0;
 
   it('lets a project member read their own project and no other', async () => {
     const own = await get(`/v2.0/lbaas/quotas/${projectA}`, tokens.memberA);
@@ -215,22 +213,12 @@ describe('gateway with Keystone tokens', () => {
   it('with Redis down, caches in process; and stops accepting a cached token once it expires', async () => {
     // A second gateway: a long cache time (the token's expires_at is what ends it) and a Redis that is not there.
     const other = await startTestStack({
-      gatewayEnv: {
-        TOKENS_FILE: '',
-        KEYSTONE_URL: keystone.url,
-        KEYSTONE_USERNAME: 'admin',
-        KEYSTONE_PASSWORD: keystone.adminPassword,
-        KEYSTONE_PROJECT_NAME: 'admin',
-        REDIS_URL: 'redis://127.0.0.1:1/0',
-        TOKEN_CACHE_SECONDS: '3600',
-      },
+      gatewayEnv: { ...keystoneEnv(), REDIS_URL: 'redis://127.0.0.1:1/0', TOKEN_CACHE_SECONDS: '3600' },
     });
     try {
-      const count = async (result: string) =>
-        (await other.gatewayDeps.metrics.tokenCache.get()).values.find((v) => v.labels.result === result)?.value ?? 0;
       for (let i = 0; i < 2; i++)
         expect((await request(other.gateway).get('/v2.0/lbaas/quotas/defaults').set('X-Auth-Token', tokens.expiring)).status).toBe(200);
-      expect([await count('miss'), await count('memory')]).toEqual([1, 1]);
+      expect([await cacheCount('miss', other), await cacheCount('memory', other)]).toEqual([1, 1]);
       const wait = expiringAt - Date.now() + 500;
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       const res = await request(other.gateway).get('/v2.0/lbaas/quotas/defaults').set('X-Auth-Token', tokens.expiring);

@@ -11,6 +11,7 @@ import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteaso
 import * as domainQuota from '@stratum/domain-quota/openapi';
 import * as eventQuery from '@stratum/event-query/openapi';
 import * as lbaasQuota from '@stratum/lbaas-quota/openapi';
+import { jsonResponse, type OpenApiSection } from '@stratum/openapi';
 import { z } from 'zod';
 import gatewayPackage from '../../package.json';
 import { GROUPS, type Group, IDENTITY_LOOKUPS, INGEST_PATH } from '../routes';
@@ -20,15 +21,9 @@ import { domainQuotaVersions, octaviaVersions, pankoVersions } from '../versions
 export const OPENAPI_PATH = '/openapi.json';
 export const DOCS_PATH = '/docs';
 
-/** A tag of the reference page and its routes. */
-interface Section {
-  tag: string;
-  description: string;
-  routes: RouteConfig[];
-}
 /** What each service module gives: its tagged route lists and its group's error body. */
 interface ServiceOpenApi {
-  openapiSections(): Section[];
+  openapiSections(): OpenApiSection[];
   errorSchema: z.ZodType;
 }
 const SERVICES: Record<Group, ServiceOpenApi> = { event: eventQuery, lbaas: lbaasQuota, domain: domainQuota };
@@ -65,12 +60,9 @@ const VERSIONS: Record<Group, z.ZodType> = {
 };
 
 /** A response with the group's error body. */
-const groupError = (group: Group, description: string) => ({
-  description,
-  content: { 'application/json': { schema: SERVICES[group].errorSchema } },
-});
+const groupError = (group: Group, description: string) => jsonResponse(description, SERVICES[group].errorSchema);
 /** The gateway's own 401 (and the identity look-ups' 403): Keystone's body. */
-const keystoneError = (description: string) => ({ description, content: { 'application/json': { schema: domainQuota.errorSchema } } });
+const keystoneError = (description: string) => jsonResponse(description, domainQuota.errorSchema);
 
 const retryAfter = z.object({ 'Retry-After': z.string().describe('seconds') });
 
@@ -90,7 +82,7 @@ const Readiness = z
   .meta({ id: 'Readiness' });
 
 const text = (description: string) => ({ description, content: { 'text/plain': { schema: z.string() } } });
-const json = (description: string, schema: z.ZodType) => ({ description, content: { 'application/json': { schema } } });
+const json = jsonResponse;
 
 /** The gateway's root and the group's prefix: every group path is served at both. */
 function serversOf(group: Group) {
@@ -126,7 +118,7 @@ function withGatewayParts(group: Group, route: RouteConfig): RouteConfig {
 }
 
 /** The gateway's own routes: versions, health checks, identity look-ups, this document and its page. */
-function gatewayRoutes(): Section[] {
+function gatewayRoutes(): OpenApiSection[] {
   const PUBLIC = 'Versions and health';
   const routes: RouteConfig[] = [
     {
@@ -250,7 +242,7 @@ export function buildOpenApiDocument(): object {
     description: "Ceilometer's http:// publisher: the token as the Basic password (ingest only)",
   });
   const tags: { name: string; description: string }[] = [];
-  const add = (sections: Section[], map: (r: RouteConfig) => RouteConfig) => {
+  const add = (sections: OpenApiSection[], map: (r: RouteConfig) => RouteConfig) => {
     for (const s of sections) {
       tags.push({ name: s.tag, description: s.description });
       for (const route of s.routes) registry.registerPath({ ...map(route), tags: [s.tag] });

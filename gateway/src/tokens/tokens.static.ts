@@ -19,7 +19,7 @@ export type TokensFile = z.infer<typeof TokensFile>;
 
 /** Tokens from a JSON file, read once at start. */
 export class StaticTokens implements TokenValidator {
-  /** Each token's identity, built once (the gateway reuses signed headers per identity object within a second). */
+  /** Each token's identity and expiry, built once at start rather than on every check. */
   private readonly tokens: Map<string, { identity: Identity; expiresAt: number }>;
 
   constructor(file: TokensFile) {

@@ -2,16 +2,9 @@
  * Group C's part of the gateway's OpenAPI document (subpath export `@stratum/domain-quota/openapi`): route
  * descriptions built from the zod schemas; importing it opens no connection.
  */
-import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
+import type { OpenApiSection } from '@stratum/openapi';
 import { domainQuotasRoutes, KeystoneError } from './domain-quotas/domain-quotas.openapi';
 import { registryRoutes } from './registry/registry.openapi';
-
-/** One tag of the reference page and its routes (paths as the service serves them). */
-export interface OpenApiSection {
-  tag: string;
-  description: string;
-  routes: RouteConfig[];
-}
 
 export { KeystoneError as errorSchema };
 

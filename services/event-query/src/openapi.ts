@@ -2,16 +2,9 @@
  * Group A's part of the gateway's OpenAPI document (subpath export `@stratum/event-query/openapi`): route
  * descriptions built from the zod schemas; importing it opens no connection.
  */
-import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
+import type { OpenApiSection } from '@stratum/openapi';
 import { eventsRoutes, PankoError } from './events/events.openapi';
 import { ingestRoutes } from './ingest/ingest.openapi';
-
-/** One tag of the reference page and its routes (paths as the service serves them). */
-export interface OpenApiSection {
-  tag: string;
-  description: string;
-  routes: RouteConfig[];
-}
 
 export { PankoError as errorSchema };
 

@@ -2,16 +2,9 @@
  * Group B's part of the gateway's OpenAPI document (subpath export `@stratum/lbaas-quota/openapi`): route
  * descriptions built from the zod schemas; importing it opens no connection.
  */
-import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
+import type { OpenApiSection } from '@stratum/openapi';
 import { LBAAS_PREFIXES } from './app';
 import { OctaviaError, quotasRoutes } from './quotas/quotas.openapi';
-
-/** One tag of the reference page and its routes (paths as the service serves them). */
-export interface OpenApiSection {
-  tag: string;
-  description: string;
-  routes: RouteConfig[];
-}
 
 export { OctaviaError as errorSchema };
 

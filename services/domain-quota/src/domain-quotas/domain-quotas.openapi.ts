@@ -7,6 +7,7 @@
  * with `details` for quota refusals.
  */
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { errorResponses, jsonResponse } from '@stratum/openapi';
 import { z } from 'zod';
 import { AuditQuery, DryRunQuery, quotaPatchBody } from './domain-quotas.schema';
 
@@ -40,14 +41,7 @@ export const KeystoneError = z
   .meta({ id: 'KeystoneError', description: "Keystone's error envelope" });
 
 /** Error responses in Keystone's shape, one per status. */
-export function keystoneErrors(statuses: Record<number, string>): RouteConfig['responses'] {
-  return Object.fromEntries(
-    Object.entries(statuses).map(([status, description]) => [
-      status,
-      { description, content: { 'application/json': { schema: KeystoneError } } },
-    ]),
-  );
-}
+export const keystoneErrors = (statuses: Record<number, string>): RouteConfig['responses'] => errorResponses(KeystoneError, statuses);
 
 const Values = z.record(z.string(), z.number()).meta({ id: 'QuotaValues', description: 'quota item → value; -1 unlimited' });
 
@@ -101,11 +95,7 @@ const DomainPatch = quotaPatchBody('domain').meta({
 });
 const ProjectPatch = quotaPatchBody('project').meta({ id: 'ProjectQuotaPatch', example: { project: { region: 'RegionOne', cores: 16 } } });
 
-const json = (description: string, schema: z.ZodType, headers?: z.ZodObject) => ({
-  description,
-  ...(headers ? { headers } : {}),
-  content: { 'application/json': { schema } },
-});
+const json = jsonResponse;
 const etag = z.object({ ETag: z.string().describe("strong ETag of the department's quotas, for If-Match") });
 const DomainParams = z.object({ domain_id: z.string().describe('department (Keystone domain) id; `default` is the cloud platform') });
 const ProjectParams = DomainParams.extend({ project_id: z.string().describe('a project of that department') });

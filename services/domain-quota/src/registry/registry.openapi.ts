@@ -4,6 +4,7 @@
  * views of registry.service.ts. Errors are Keystone's envelope.
  */
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { jsonRequestBody, jsonResponse } from '@stratum/openapi';
 import { z } from 'zod';
 import { keystoneErrors } from '../domain-quotas/domain-quotas.openapi';
 import { REGISTRY_PREFIX } from './registry.router';
@@ -18,8 +19,8 @@ const Usage = z
   .object({ collected_at: z.string().nullable(), values: z.record(z.string(), z.number()) })
   .meta({ id: 'RegistryUsage', description: 'actual use per item, in the item’s unit' });
 
-const json = (description: string, schema: z.ZodType) => ({ description, content: { 'application/json': { schema } } });
-const body = (schema: z.ZodType) => ({ required: true, content: { 'application/json': { schema } } });
+const json = jsonResponse;
+const body = jsonRequestBody;
 
 const RegionParams = z.object({ region: RegionName.describe('region name') });
 const DomainParams = z.object({ domain_id: KeystoneId.describe('department (Keystone domain) id') });

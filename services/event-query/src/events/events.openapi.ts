@@ -5,6 +5,7 @@
  * of @stratum/traits and events.router.ts. Errors are Panko's envelope (`renderPankoError`).
  */
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { errorResponses, jsonResponse } from '@stratum/openapi';
 import { EventSchema, TRAIT_TYPES, TraitSchema } from '@stratum/traits';
 import { z } from 'zod';
 import { CAPABILITIES } from './events.router';
@@ -22,14 +23,7 @@ export const PankoError = z
   .meta({ id: 'PankoError', description: "Panko's error envelope" });
 
 /** Error responses in Panko's shape, one per status. */
-export function pankoErrors(statuses: Record<number, string>): RouteConfig['responses'] {
-  return Object.fromEntries(
-    Object.entries(statuses).map(([status, description]) => [
-      status,
-      { description, content: { 'application/json': { schema: PankoError } } },
-    ]),
-  );
-}
+export const pankoErrors = (statuses: Record<number, string>): RouteConfig['responses'] => errorResponses(PankoError, statuses);
 
 const Trait = TraitSchema.meta({ id: 'Trait', description: 'value is a string for every type' });
 
@@ -58,11 +52,7 @@ const ComplexQuerySchema = ComplexQueryBody.meta({
   },
 });
 
-const json = (description: string, schema: z.ZodType, headers?: z.ZodObject) => ({
-  description,
-  ...(headers ? { headers } : {}),
-  content: { 'application/json': { schema } },
-});
+const json = jsonResponse;
 
 const nextLink = z.object({
   Link: z.string().optional().describe('`<url>; rel="next"` while more rows exist: the same query as a GET, with `marker`'),

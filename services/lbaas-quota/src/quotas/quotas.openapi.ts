@@ -6,6 +6,7 @@
  * (SPEC.md B1-B4). Errors are Octavia's WSME fault (`renderOctaviaError`).
  */
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { errorResponses, jsonRequestBody, jsonResponse } from '@stratum/openapi';
 import {
   LBAAS_IN_USE_NAME,
   LBAAS_NEW_NAME,
@@ -28,14 +29,7 @@ export const OctaviaError = z
   .meta({ id: 'OctaviaError', description: "Octavia's WSME fault" });
 
 /** Error responses in Octavia's shape, one per status. */
-export function octaviaErrors(statuses: Record<number, string>): RouteConfig['responses'] {
-  return Object.fromEntries(
-    Object.entries(statuses).map(([status, description]) => [
-      status,
-      { description, content: { 'application/json': { schema: OctaviaError } } },
-    ]),
-  );
-}
+export const octaviaErrors = (statuses: Record<number, string>): RouteConfig['responses'] => errorResponses(OctaviaError, statuses);
 
 const fromResources = <T extends z.ZodType>(key: (r: LbaasResource) => string, schema: T) =>
   Object.fromEntries(LBAAS_RESOURCES.map((r) => [key(r), schema])) as Record<string, T>;
@@ -79,8 +73,8 @@ const UsageChangeBody = z
   .meta({ id: 'LbaasUsageChangeBody', example: { consume: { load_balancer: 1, listener: 2 } } });
 const InUseBody = countsBody('in_use').meta({ id: 'LbaasInUseBody', example: { in_use: { member: 7 } } });
 
-const json = (description: string, schema: z.ZodType) => ({ description, content: { 'application/json': { schema } } });
-const body = (schema: z.ZodType) => ({ required: true, content: { 'application/json': { schema } } });
+const json = jsonResponse;
+const body = jsonRequestBody;
 const ProjectParams = z.object({ project_id: ProjectIdParam.describe('a Keystone project id (not checked against Keystone)') });
 
 /** Policy refusals and malformed input, common to every route. */
