@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { RevisionedRecords } from '@stratum/revisions';
+import { type Revision, RevisionedRecords } from '@stratum/revisions';
 import type { Redis } from 'ioredis';
 import { type Db, MongoClient } from 'mongodb';
 import { cacheRedis, MemoryRevisionCache, RedisRevisionCache } from '../src';
@@ -60,5 +60,58 @@ describe('revision caches', () => {
       await db.dropDatabase();
       await Promise.all(clients.map((c) => c.close()));
     }
+  });
+});
+
+/**
+ * Records whose first attempt decides on a cached record: each replica's in-process cache is made stale by the other,
+ * and the store's conditional write still keeps every count exact.
+ */
+describe('RevisionedRecords with stale caches', () => {
+  type Counter = { n: number };
+  const inc = (cap: number) => (cur: Revision<Counter> | null) => {
+    const n = cur?.state.n ?? 0;
+    return n < cap ? { next: { n: n + 1 }, result: true } : { result: false };
+  };
+  const key = () => `k-${randomBytes(4).toString('hex')}`;
+  let clients: MongoClient[];
+  let db: Db;
+  const replicas = () =>
+    [0, 1].map(
+      (i) =>
+        new RevisionedRecords<Counter>((clients[i] as MongoClient).db(db.databaseName), 'counters', {
+          cache: new MemoryRevisionCache(100, 60),
+        }),
+    ) as [RevisionedRecords<Counter>, RevisionedRecords<Counter>];
+
+  beforeAll(async () => {
+    const uri = process.env.STRATUM_TEST_MONGODB_URI as string;
+    clients = [await MongoClient.connect(uri), await MongoClient.connect(uri)];
+    db = (clients[0] as MongoClient).db(`t_${randomBytes(6).toString('hex')}`);
+  });
+  afterAll(async () => {
+    await db.dropDatabase().catch(() => undefined);
+    await Promise.all(clients.map((c) => c.close()));
+  });
+
+  it('uncapped increments from two replicas lose no update', async () => {
+    const rs = replicas();
+    const k = key();
+    const unbounded = inc(Number.MAX_SAFE_INTEGER);
+    await Promise.all(Array.from({ length: 60 }, (_, i) => rs[i % 2]?.update(k, unbounded)));
+    // One at a time, alternating replicas: every first attempt starts from a cache the other replica made stale.
+    for (let i = 0; i < 20; i++) await rs[i % 2]?.update(k, unbounded);
+    expect((await rs[0].read(k))?.state).toEqual({ n: 80 });
+  });
+
+  it('a stale cache never refuses what the store allows: the refusal is confirmed against the store', async () => {
+    const [a, b] = replicas();
+    const k = key();
+    await a.update(k, () => ({ next: { n: 5 }, result: undefined }));
+    expect(await b.peek(k)).toEqual({ revision: 1, state: { n: 5 } }); // b caches n = 5
+    await a.update(k, () => ({ next: { n: 0 }, result: undefined }));
+    // On b's cached state the cap of 5 is met; the store has 0, so the increment goes through.
+    expect((await b.update(k, inc(5))).result).toBe(true);
+    expect(await a.read(k)).toEqual({ revision: 3, state: { n: 1 } });
   });
 });

@@ -21,7 +21,8 @@ export async function connectStore(uri: string, database: string, serverSelectio
   const client = new MongoClient(uri, {
     serverSelectionTimeoutMS,
     connectTimeoutMS: serverSelectionTimeoutMS,
-    // FerretDB 1.x does not implement retryable writes' transaction numbers on every backend.
+    // Off: a retried write is not what the services rely on (inserts are idempotent on _id, changes are
+    // conditional on a revision), and FerretDB does not implement retryable writes' transaction numbers.
     retryWrites: false,
     maxPoolSize: 50,
   });

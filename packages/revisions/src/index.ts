@@ -1,26 +1,23 @@
 /**
- * Linearizable read-modify-write of records, on MongoDB and on FerretDB 1.x alike.
+ * Linearizable read-modify-write of records, by the store's atomic conditional single-document update.
  *
- * Why not `findOneAndUpdate` with a condition: FerretDB 1.x has no transactions, and it applies an update's filter in
- * its own process, then writes the document back by `_id` (handler/common/update.go → `UPDATE … WHERE _id = $2`), so
- * two concurrent conditional updates of one document can both match and the last write wins. The only atomic
- * primitive that FerretDB and MongoDB share is the unique `_id`: an insert either creates the document or fails with
- * E11000.
+ * Each record is one document `{_id: key, revision, ...state}`. A change reads the record, decides its next state,
+ * and writes it with `replaceOne({_id: key, revision: n}, {...next, revision: n + 1})` (or `insertOne` for a new
+ * key): the store applies the filter and the write as one step, so of two writers that read revision n exactly one
+ * succeeds, and the other decides again on the state that won. This is optimistic concurrency on a version number,
+ * the same compare-and-set MongoDB's and Octavia's quota code use; MongoDB ≥ 6 and FerretDB 2.x with DocumentDB
+ * apply conditional updates atomically (docs/stores.md, "Writes"), which FerretDB 1.x did not.
  *
- * So every change of a record is a new revision, claimed by inserting `{_id: "<key>@<n>"}` into a log collection.
- * Whoever inserts revision n + 1 first has made the change (the insert is the commit point); every other writer that
- * read revision n retries on the new state. The current state of a key is its head document, rolled forward over any
- * log entries newer than the head. Heads are what lists and filters read; they converge on the latest revision (a
- * writer re-checks the log after writing its head and repairs it when a writer on another replica got ahead).
+ * Round trips: with a cache (see RevisionCache), a change first decides on the cached head and writes at once, one
+ * round trip to the store; a stale head only costs a failed write and a read. Without one, or after a failed write,
+ * it is a read and a write. A decision that writes nothing (a refusal, or no change) on a cached head is confirmed
+ * against the store before it is answered, so a stale cache never refuses what the store would allow.
  *
  * Within one process, updates of one key are queued and committed in groups (all those that arrived while the
- * previous commit ran, as one revision), so contention costs retries only between replicas and a hot key costs one
- * commit per group rather than per update.
- *
- * Collections: `<name>` (heads: `{_id: key, revision, ...state}`) and `<name>.revisions`
- * (`{_id: "<key>@<n>", key, revision, state, at}`; the newest `keep` revisions of each key are kept).
+ * previous commit ran, as one revision), so a hot key costs one write per group rather than per update, and
+ * contention costs retries only between replicas.
  */
-import type { Collection, Db, Document } from 'mongodb';
+import type { Collection, Db, Document, Filter } from 'mongodb';
 
 /** A record's state at one revision (revisions count from 1; a key never written has none). */
 export interface Revision<S> {
@@ -42,15 +39,7 @@ export class RevisionConflictError extends Error {
   }
 }
 
-interface LogDoc<S> {
-  _id: string;
-  key: string;
-  revision: number;
-  state: S;
-  at: Date;
-}
-
-type HeadDoc = Document & { _id: string; revision: number };
+type HeadDoc = Document & { _id: string; revision?: number };
 
 /** An update waiting for its key's next commit. */
 interface PendingUpdate<S, R> {
@@ -60,22 +49,20 @@ interface PendingUpdate<S, R> {
 }
 
 /**
- * A cache of heads in front of the store, for `peek` (implementations in @stratum/cache). Entries carry their
- * revision and only ever move forward (`offer` ignores an older revision), so a slow reader filling a miss cannot
- * hide a newer change. A cache that fails answers a miss; the store stays the truth.
+ * A cache of records in front of the store, for `peek` and for the first attempt of `update` (implementations in
+ * @stratum/cache). Entries carry their revision and only ever move forward (`offer` ignores an older revision), so a
+ * slow reader filling a miss cannot hide a newer change. A cache that fails answers a miss; the store stays the truth.
  */
 export interface RevisionCache {
-  /** The cached head: revision (0 = the key has no record) and the state's JSON, or null on a miss. */
+  /** The cached record: revision (0 = the key has no record) and the state's JSON, or null on a miss. */
   get(key: string): Promise<{ revision: number; json: string } | null>;
-  /** Stores the head unless the cache holds a newer revision. Never throws. */
+  /** Stores the record unless the cache holds a newer revision. Never throws. */
   offer(key: string, revision: number, json: string): Promise<void>;
 }
 
 export interface RevisionedRecordsOptions {
-  /** Serves `peek` from this cache; every committed revision is offered to it. */
+  /** Serves `peek` and first attempts from this cache; every committed revision is offered to it. */
   cache?: RevisionCache;
-  /** Log entries kept per key below the newest; must exceed the number of replicas writing one key at once. Default 16. */
-  keep?: number;
   /** Attempts before RevisionConflictError. Default 40. */
   maxAttempts?: number;
 }
@@ -87,74 +74,70 @@ export function isDuplicateKeyError(e: unknown): boolean {
   return typeof e === 'object' && e !== null && (e as { code?: unknown }).code === 11000;
 }
 
-/** The log `_id` of revision `n` of `key` (unique: a revision is digits, so the last `@` splits it). */
-export const revisionId = (key: string, n: number) => `${key}@${n}`;
+/** Where a decision's base came from: the cache (may be stale) or the store (current when read). */
+type Base<S> = { rev: Revision<S> | null; cached: boolean };
 
 /**
  * Records of state `S` (a plain object without `_id` or `revision` keys) keyed by string.
  */
 export class RevisionedRecords<S extends Document> {
-  /** Heads: one document per key, the state's fields at top level plus `revision`. Query these for lists. */
+  /** One document per key: the state's fields at top level plus `revision`. Query these for lists. */
   readonly heads: Collection<HeadDoc>;
-  private readonly log: Collection<LogDoc<S>>;
   /** Updates waiting per key (group commit), and the keys whose queue is being committed. */
   private readonly pending = new Map<string, PendingUpdate<S, unknown>[]>();
   private readonly draining = new Set<string>();
-  private readonly keep: number;
   private readonly maxAttempts: number;
   private readonly cache?: RevisionCache;
 
   constructor(db: Db, name: string, opts: RevisionedRecordsOptions = {}) {
     this.heads = db.collection<HeadDoc>(name);
-    this.log = db.collection<LogDoc<S>>(`${name}.revisions`);
-    this.keep = opts.keep ?? 16;
     this.maxAttempts = opts.maxAttempts ?? 40;
     this.cache = opts.cache;
   }
 
-  /** The state of a head document (its fields without `_id` and `revision`). */
+  /** The state of a record document (its fields without `_id` and `revision`). */
   static stateOf<S>(head: Document): S {
     const { _id, revision, ...state } = head;
     return state as S;
   }
 
   /**
-   * The head of `key` without rolling forward: one lookup, for reads that may lag a change still being published
-   * (a writer answers only after publishing its head, so a caller sees its own changes). Null when never written.
+   * The record of `key` from the cache, else the store (one lookup). It may lag a change another replica made within
+   * the cache's lifetime (a writer offers its change before answering, so a caller sees its own changes). Null when
+   * never written.
    */
   async peek(key: string): Promise<Revision<S> | null> {
-    const cached = await this.cache?.get(key);
-    if (cached) return cached.revision === 0 ? null : { revision: cached.revision, state: JSON.parse(cached.json) as S };
-    const rev = await this.headOf(key);
-    await this.cache?.offer(key, rev?.revision ?? 0, rev ? JSON.stringify(rev.state) : 'null');
+    const cached = await this.cachedOf(key);
+    if (cached !== undefined) return cached;
+    const rev = await this.read(key);
+    await this.offer(key, rev);
     return rev;
   }
 
-  /** The store's head of `key`, bypassing the cache (writers and linearizable reads). */
-  private async headOf(key: string): Promise<Revision<S> | null> {
+  /** The current revision of `key` from the store (linearizable), or null when it was never written. */
+  async read(key: string): Promise<Revision<S> | null> {
     const head = await this.heads.findOne({ _id: key });
     // A document written before it was revisioned (no `revision`) counts as revision 0.
-    return head ? { revision: Number.isInteger(head.revision) ? head.revision : 0, state: RevisionedRecords.stateOf<S>(head) } : null;
+    return head
+      ? { revision: Number.isInteger(head.revision) ? (head.revision as number) : 0, state: RevisionedRecords.stateOf<S>(head) }
+      : null;
   }
 
-  /** The current revision of `key` (linearizable), or null when it was never written. */
-  async read(key: string): Promise<Revision<S> | null> {
-    return this.rollForward(key, await this.headOf(key));
+  /** The cached record (null = cached as absent), or undefined on a miss or without a cache. */
+  private async cachedOf(key: string): Promise<Revision<S> | null | undefined> {
+    const c = await this.cache?.get(key);
+    if (!c) return undefined;
+    return c.revision === 0 ? null : { revision: c.revision, state: JSON.parse(c.json) as S };
   }
 
-  private async rollForward(key: string, from: Revision<S> | null): Promise<Revision<S> | null> {
-    let current = from;
-    for (;;) {
-      const next = await this.log.findOne({ _id: revisionId(key, (current?.revision ?? 0) + 1) });
-      if (!next) return current;
-      current = { revision: next.revision, state: next.state };
-    }
+  private async offer(key: string, rev: Revision<S> | null): Promise<void> {
+    await this.cache?.offer(key, rev?.revision ?? 0, rev ? JSON.stringify(rev.state) : 'null');
   }
 
   /**
-   * Reads the current revision of `key`, asks `decide` what to do, and commits `next` as the following revision if
-   * no one else committed one in between (else reads again and asks again). `decide` may throw to refuse; it must
-   * have no side effects, as it may run several times.
+   * Asks `decide` what to do with the current revision of `key`, and commits `next` as the following revision if no
+   * one else committed one in between (else asks again on the new state). `decide` may throw to refuse; it must have
+   * no side effects, as it may run several times.
    * @returns the result of the call of `decide` whose decision took effect, and the revision it left.
    * @throws RevisionConflictError after `maxAttempts` lost races; store errors as the driver raises them.
    */
@@ -186,35 +169,40 @@ export class RevisionedRecords<S extends Document> {
     }
   }
 
+  /** The base of the first attempt: the cached record when there is one, else the store's. */
+  private async firstBase(key: string): Promise<Base<S>> {
+    const cached = await this.cachedOf(key);
+    return cached !== undefined ? { rev: cached, cached: true } : { rev: await this.read(key), cached: false };
+  }
+
   /**
    * Group commit: the updates queued for one key while the previous commit ran are decided in order, each on the
-   * state the ones before it left (with the base revision number), and committed together as one revision. One
-   * insert decides for all of them; if another replica won the revision, every decision is taken again on its
-   * state. A `decide` that throws refuses its own update only.
+   * state the ones before it left, and written together as one revision by one conditional write. If the write finds
+   * another revision there, every decision is taken again on the store's state. A `decide` that throws refuses its
+   * own update only.
    */
   private async commitBatch(key: string, batch: PendingUpdate<S, unknown>[]): Promise<void> {
+    const fail = (e: unknown) => {
+      for (const u of batch) u.reject(e);
+    };
+    let base: Base<S>;
+    try {
+      base = await this.firstBase(key);
+    } catch (e) {
+      return fail(e);
+    }
     for (let attempt = 1; ; attempt++) {
-      let base: Revision<S> | null;
-      try {
-        // First attempt on the head alone (one round trip): if it lags the log, the insert below fails and the
-        // next attempt rolls forward.
-        base = attempt === 1 ? await this.headOf(key) : await this.read(key);
-      } catch (e) {
-        for (const u of batch) u.reject(e);
-        return;
-      }
-      let state = base;
-      let changed = false;
+      let state: S | undefined;
       const outcomes: ({ ok: true; result: unknown } | { ok: false; error: unknown })[] = [];
+      let allChanged = true;
       for (const u of batch) {
         try {
-          const { next, result } = u.decide(state);
-          if (next !== undefined) {
-            state = { revision: base?.revision ?? 0, state: next };
-            changed = true;
-          }
+          const { next, result } = u.decide(state !== undefined ? { revision: base.rev?.revision ?? 0, state } : base.rev);
+          if (next !== undefined) state = next;
+          else allChanged = false;
           outcomes.push({ ok: true, result });
         } catch (error) {
+          allChanged = false;
           outcomes.push({ ok: false, error });
         }
       }
@@ -224,54 +212,56 @@ export class RevisionedRecords<S extends Document> {
           if (o.ok) u.resolve({ result: o.result, current });
           else u.reject(o.error);
         });
-      if (!changed || !state) {
-        settle(base);
-        return;
-      }
-      const revision = (base?.revision ?? 0) + 1;
       try {
-        await this.log.insertOne({ _id: revisionId(key, revision), key, revision, state: state.state, at: new Date() });
-      } catch (e) {
-        if (isDuplicateKeyError(e) && attempt < this.maxAttempts) {
-          // Another replica committed this revision; back off a little, with jitter, and decide again on its state.
-          await sleep(Math.random() * Math.min(50, 2 * attempt));
-          continue;
+        // A decision that wrote nothing for some update is only as good as its base: confirm a cached one first.
+        if (base.cached && !allChanged) {
+          const stored = await this.read(key);
+          if ((stored?.revision ?? -1) !== (base.rev?.revision ?? -1)) {
+            base = { rev: stored, cached: false };
+            await this.offer(key, stored);
+            continue;
+          }
+          base = { rev: stored, cached: false };
         }
-        const error = isDuplicateKeyError(e) ? new RevisionConflictError(key) : e;
-        for (const u of batch) u.reject(error);
-        return;
+        if (state === undefined) return settle(base.rev);
+        const committed = await this.write(key, base.rev, state);
+        if (committed) {
+          await this.offer(key, committed);
+          return settle(committed);
+        }
+      } catch (e) {
+        return fail(e);
       }
-      const committed = { revision, state: state.state };
-      // The log entry is the commit; a failed head write only delays the head (readers roll forward).
-      await this.publish(key, committed).catch(() => undefined);
-      settle(committed);
-      return;
+      if (attempt >= this.maxAttempts) return fail(new RevisionConflictError(key));
+      // Another writer committed first: back off a little, with jitter, and decide again on the store's state.
+      if (attempt > 1) await sleep(Math.random() * Math.min(50, 2 * attempt));
+      try {
+        base = { rev: await this.read(key), cached: false };
+      } catch (e) {
+        return fail(e);
+      }
     }
   }
 
-  /** Writes the head, then repairs it while a newer revision exists (a concurrent writer may have written first). */
-  private async publish(key: string, rev: Revision<S>): Promise<void> {
-    let latest = rev;
-    for (let i = 0; i < this.keep; i++) {
-      await this.writeHead(key, latest);
-      await this.cache?.offer(key, latest.revision, JSON.stringify(latest.state));
-      const newer = (await this.rollForward(key, latest)) as Revision<S>;
-      if (newer.revision === latest.revision) break;
-      latest = newer;
+  /**
+   * Writes `state` as the revision after `base`, if `base` is still the stored revision (one conditional write).
+   * @returns the committed revision, or null when another writer got there first.
+   */
+  private async write(key: string, base: Revision<S> | null, state: S): Promise<Revision<S> | null> {
+    const revision = (base?.revision ?? 0) + 1;
+    const doc = { ...state, revision };
+    if (base === null) {
+      try {
+        await this.heads.insertOne({ _id: key, ...doc });
+      } catch (e) {
+        if (isDuplicateKeyError(e)) return null;
+        throw e;
+      }
+    } else {
+      // Revision 0 is a document stored before it had a revision field.
+      const guard: Filter<HeadDoc> = { _id: key, revision: base.revision === 0 ? { $exists: false } : base.revision };
+      if ((await this.heads.replaceOne(guard, doc)).matchedCount === 0) return null;
     }
-    // One deleteOne by `_id` per revision (FerretDB pushes `_id` equality down to PostgreSQL, not `$in`), not
-    // awaited: pruning is housekeeping, and a missed one only keeps an old entry.
-    if (rev.revision > this.keep) void this.log.deleteOne({ _id: revisionId(key, rev.revision - this.keep) }).catch(() => undefined);
-  }
-
-  private async writeHead(key: string, rev: Revision<S>): Promise<void> {
-    const doc = { ...rev.state, revision: rev.revision };
-    if ((await this.heads.replaceOne({ _id: key }, doc)).matchedCount > 0) return;
-    try {
-      await this.heads.insertOne({ _id: key, ...doc });
-    } catch (e) {
-      if (!isDuplicateKeyError(e)) throw e;
-      await this.heads.replaceOne({ _id: key }, doc); // another replica created it first
-    }
+    return { revision, state };
   }
 }

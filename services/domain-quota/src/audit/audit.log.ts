@@ -59,9 +59,12 @@ export class AuditLog {
     this.col = db.collection<AuditEntry>(AUDIT_COLLECTION);
   }
 
+  /** A department's entries and the unpublished ones, each as a bounded range in `at` order. */
   async ensureIndexes(): Promise<void> {
-    await this.col.createIndex({ domain_id: 1 }, { name: 'domain' });
-    await this.col.createIndex({ published: 1 }, { name: 'published' });
+    await this.col.createIndexes([
+      { key: { domain_id: 1, at: 1 }, name: 'domain_at' },
+      { key: { published: 1, at: 1 }, name: 'published_at' },
+    ]);
   }
 
   private base(actor: AuditActor, domainId: string, region: string, projectId?: string) {
@@ -117,7 +120,7 @@ export class AuditLog {
 
   /** Entries not yet published as notifications, oldest first. */
   unpublished(limit: number): Promise<AuditEntry[]> {
-    return this.col.find({ published: false }).sort({ at: 1, _id: 1 }).limit(limit).toArray();
+    return this.col.find({ published: false }, { singleBatch: true, batchSize: limit }).sort({ at: 1, _id: 1 }).limit(limit).toArray();
   }
 
   async markPublished(ids: readonly string[]): Promise<void> {
@@ -135,6 +138,6 @@ export class AuditLog {
       if (!marker) throw new AppError(400, `Invalid input: unknown marker ${before}`);
       filter.$or = [{ at: { $lt: marker.at } }, { at: marker.at, _id: { $lt: marker._id } }];
     }
-    return this.col.find(filter).sort({ at: -1, _id: -1 }).limit(limit).toArray();
+    return this.col.find(filter, { singleBatch: true, batchSize: limit }).sort({ at: -1, _id: -1 }).limit(limit).toArray();
   }
 }

@@ -1,6 +1,6 @@
 /**
- * Changes of the quota tree without transactions (FerretDB has none), each step a linearizable read-modify-write of
- * one node (@stratum/revisions).
+ * Changes of the quota tree without multi-document transactions (FerretDB has none, and the code runs on both
+ * stores), each step a linearizable read-modify-write of one node (@stratum/revisions: one conditional write).
  *
  * A child's change (a department under the cloud, a project under its department or the cloud) never over-commits
  * its parent, in three steps: (1) on the parent, check every item and reserve the increases; (2) on the child,

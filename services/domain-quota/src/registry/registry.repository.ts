@@ -8,8 +8,8 @@
  * - `dq_usage`: `{_id: region, values: {item: milli}, collected_at}` (actual use reported by the services)
  * - `dq_audit`: one document per (attempted) change of one item, see audit.ts
  *
- * Quota nodes, changed only through linearizable read-modify-writes (@stratum/revisions), because FerretDB applies
- * conditional updates non-atomically and the sums below must never be over-committed:
+ * Quota nodes, changed only through linearizable read-modify-writes (@stratum/revisions: one conditional write on
+ * the node's `revision`), because the sums below must never be over-committed:
  * - `dq_quotas`: the cloud (`<region>/default`) and each department (`<region>/<domain_id>`):
  *   `{region, domain_id, quotas: {item: milli}, allocated: {item: milli}, unlimited: {item: count}}`
  * - `dq_project_quotas`: each project (`<region>/<project_id>`): `{region, project_id, domain_id, quotas}`
@@ -225,12 +225,12 @@ export class RegistryRepository {
     return new Map(docs.map((d) => [d._id, d]));
   }
 
-  /** A quota node's head (cached; may lag a change in flight by another replica), or its empty state. */
+  /** A quota node through the cache (may lag another replica's change for the cache's lifetime), or its empty state. */
   async peekQuotaSet(region: string, domainId: string): Promise<Revision<QuotaSetState>> {
     return withDefaults(await this.quotaSets.peek(quotaSetId(region, domainId)), region, domainId);
   }
 
-  /** A quota node's latest committed revision (linearizable; never the cache), or its empty state. */
+  /** A quota node's current revision from the store (linearizable; never the cache), or its empty state. */
   async readQuotaSet(region: string, domainId: string): Promise<Revision<QuotaSetState>> {
     return withDefaults(await this.quotaSets.read(quotaSetId(region, domainId)), region, domainId);
   }

@@ -1,9 +1,8 @@
 /**
  * The `lbaas_quotas` collection: one head document per project,
  * `{_id: project_id, revision, limits: {<resource>: int | null}, in_use: {<resource>: int}}`
- * (null limit = the deployment default applies, as Octavia's NULL column), and its revision log
- * `lbaas_quotas.revisions`. Every change goes through `change`, a linearizable read-modify-write (@stratum/revisions),
- * because FerretDB applies conditional updates non-atomically.
+ * (null limit = the deployment default applies, as Octavia's NULL column). Every change goes through `change`, a
+ * linearizable read-modify-write committed by one conditional write on `revision` (@stratum/revisions).
  */
 import type { LbaasLimits, LbaasResource } from '@stratum/quota-items';
 import { LBAAS_RESOURCES } from '@stratum/quota-items';
@@ -60,8 +59,8 @@ export class QuotasRepository {
 
   /**
    * A project's quota, or null when it has no record.
-   * @param latest roll forward to the latest committed revision (two lookups); otherwise the head (one lookup; it may
-   *   lag a change by another replica that is still being published).
+   * @param latest read the store (linearizable); otherwise the cache first (it may lag another replica's change for
+   *   the cache's lifetime; a writer offers its change to the cache before answering).
    */
   async findOne(projectId: string, latest = true): Promise<QuotaDoc | null> {
     const rev = latest ? await this.records.read(projectId) : await this.records.peek(projectId);
@@ -89,6 +88,12 @@ export class QuotasRepository {
       filter._id = { [w.reverse ? backwardOp : forwardOp]: w.marker };
     }
     const walk = (w.reverse ? -w.direction : w.direction) as 1 | -1;
-    return (await this.records.heads.find(filter).sort({ _id: walk }).limit(w.limit).toArray()) as unknown as QuotaDoc[];
+    // One batch, no cursor left open (docs/stores.md, "Reads"); the `_id` order comes from the primary key.
+    const rows = await this.records.heads
+      .find(filter, { singleBatch: true, batchSize: w.limit })
+      .sort({ _id: walk })
+      .limit(w.limit)
+      .toArray();
+    return rows as unknown as QuotaDoc[];
   }
 }

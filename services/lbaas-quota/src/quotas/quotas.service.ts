@@ -60,9 +60,9 @@ export class QuotasService {
   }
 
   /**
-   * Show: a project without a record has the defaults (never 404, as Octavia). Reads the head only: a PUT answers
-   * after its head is written, so the caller sees its own change; another replica's change in flight may show a
-   * moment later.
+   * Show: a project without a record has the defaults (never 404, as Octavia). Reads through the cache: a PUT answers
+   * after its change is in the cache, so the caller sees its own change; with an in-process cache and several
+   * replicas, another replica's change may show up to the cache's lifetime later.
    */
   async show(projectId: string): Promise<LbaasResolved> {
     return this.resolve((await this.repo.findOne(projectId, false))?.limits);
