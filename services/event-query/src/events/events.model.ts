@@ -13,8 +13,8 @@
  * - `generated` is a fixed-width string, so string order is time order and microseconds are never lost; datetime
  *   trait values are kept in the same canonical form in `t`, so they compare in time order too.
  * - The fields every hot query tests for equality (`_id`, `event_type`, `project_id`, `resource_id`) are top level:
- *   MongoDB indexes them with `generated` (events.repository.ts), and FerretDB can push top-level equality down to
- *   its backend (it does not push dotted paths, ranges or sorts).
+ *   the compound indexes pair them with `generated` (events.repository.ts), so a query is an equality prefix and a
+ *   range, which MongoDB and FerretDB 2.x with DocumentDB both serve from one index.
  * - Traits and raw are stored as their JSON text: one string per event is cheaper to store and decode than an array
  *   of sub-documents, values round-trip byte for byte, and a response is assembled without re-encoding them.
  */

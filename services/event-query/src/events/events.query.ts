@@ -22,8 +22,8 @@ export function bad(message: string): AppError {
 /**
  * AND of conditions as one plain object where possible: conditions on different fields are merged, operator objects
  * on the same field are merged when their operators differ, nested `$and`s are flattened; only true clashes stay in
- * an `$and`. Same meaning as `{$and: parts}` on MongoDB, and FerretDB pushes plain top-level equality down to its
- * backend, which it never does inside `$and`.
+ * an `$and`. Same meaning as `{$and: parts}`, and the plain form is what every store's planner matches to a
+ * compound index most reliably.
  */
 export function mergeAnd(...parts: Cond[]): Cond {
   const merged: Cond = {};

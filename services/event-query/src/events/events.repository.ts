@@ -44,6 +44,9 @@ interface EventTraitDoc extends EventTypeDoc, TraitDescription {}
  */
 const DURABLE: WriteConcernSettings = { w: 'majority', journal: true };
 
+/** Index names of earlier versions whose keys differ from today's. */
+const RETIRED_INDEXES = ['generated', 'resource_type_generated', 'project_generated', 'type_generated'];
+
 /** MongoDB's MaxTimeMSExpired. */
 const MAX_TIME_EXPIRED = 50;
 
@@ -65,21 +68,25 @@ export class EventsRepository {
   }
 
   /**
-   * Creates the indexes the queries use (idempotent):
-   * - `resource_type_generated`: A2, a resource's events of one type in a time window (equality keys before the range);
-   * - `project_generated`: a non-admin's list, in time order;
-   * - `type_generated`: lists filtered by event type, and trait values of a type;
-   * - `generated`: the admin list in time order, with `_id` as the tiebreaker that makes pages stable.
+   * Creates the indexes the queries use (idempotent), each an equality prefix and then the sort keys in the direction
+   * the query sorts, so that a page is a bounded range read in order and the limit stops the scan (docs/stores.md,
+   * "Indexes"):
+   * - `project_generated_asc` / `_desc`: a member's list (project scope; Panko's default order is ascending);
+   * - `resource_type_generated_desc`: A2, a resource's events of one type in a time window, newest first;
+   * - `type_generated_asc`: lists filtered by event type, and trait values of a type;
+   * - `generated_asc`: the admin list in time order, with `_id` as the tiebreaker that makes pages stable.
+   * Indexes of earlier versions with other keys (RETIRED_INDEXES) are dropped, as they only slow writes.
    */
   async ensureIndexes(): Promise<void> {
-    // One index per command: FerretDB 1.24 panics ("slice bounds out of range") on a createIndexes carrying several.
-    const specs = [
-      { key: { generated: 1, _id: 1 }, name: 'generated' },
-      { key: { resource_id: 1, event_type: 1, generated: 1 }, name: 'resource_type_generated' },
-      { key: { project_id: 1, generated: 1 }, name: 'project_generated' },
-      { key: { event_type: 1, generated: 1 }, name: 'type_generated' },
-    ] as const;
-    for (const { key, name } of specs) await this.col.createIndex(key, { name });
+    await this.col.createIndexes([
+      { key: { project_id: 1, generated: 1, _id: 1 }, name: 'project_generated_asc' },
+      { key: { project_id: 1, generated: -1, _id: -1 }, name: 'project_generated_desc' },
+      { key: { resource_id: 1, event_type: 1, generated: -1, _id: -1 }, name: 'resource_type_generated_desc' },
+      { key: { event_type: 1, generated: 1, _id: 1 }, name: 'type_generated_asc' },
+      { key: { generated: 1, _id: 1 }, name: 'generated_asc' },
+    ]);
+    const existing = new Set((await this.col.listIndexes().toArray()).map((i) => String(i.name)));
+    for (const name of RETIRED_INDEXES) if (existing.has(name)) await this.col.dropIndex(name);
     await this.types.createIndex({ project_id: 1 }, { name: 'project' });
     await this.traits.createIndex({ event_type: 1 }, { name: 'type' });
   }
@@ -127,31 +134,34 @@ export class EventsRepository {
     );
   }
 
-  /** Events matching `filter`, in `sort` order, at most `limit`. */
+  /**
+   * Events matching `filter`, in `sort` order, at most `limit`, in one batch: the whole page comes back with the
+   * find and no cursor is left open (on FerretDB 2.5 an open cursor holds a PostgreSQL connection of its pool, so
+   * the next query waits for a new one; docs/stores.md, "Reads").
+   */
   async find(filter: Filter<EventDoc>, sort: Sort, limit: number): Promise<StoredEvent[]> {
-    return this.guard(this.col.find(filter, { projection: EVENT_PROJECTION, maxTimeMS: this.timeout() }).sort(sort).limit(limit).toArray());
+    return this.guard(
+      this.col
+        .find(filter, { projection: EVENT_PROJECTION, maxTimeMS: this.timeout(), singleBatch: true, batchSize: limit })
+        .sort(sort)
+        .limit(limit)
+        .toArray(),
+    );
   }
 
   /** Up to `limit` ids of events generated before `cutoff` (canonical timestamp), in no particular order. */
   async idsGeneratedBefore(cutoff: string, limit: number): Promise<string[]> {
     const docs = await this.col
-      .find({ generated: { $lt: cutoff } }, { projection: { _id: 1 } })
+      .find({ generated: { $lt: cutoff } }, { projection: { _id: 1 }, singleBatch: true, batchSize: limit })
       .limit(limit)
       .toArray();
     return docs.map((d) => d._id);
   }
 
-  /**
-   * Deletes events by id, one `_id` match per operation (FerretDB pushes an `_id` equality down to its backend;
-   * it does not push `$in`). @returns how many were deleted.
-   */
+  /** Deletes events by id (one `$in` on the primary key). @returns how many were deleted. */
   async deleteByIds(ids: readonly string[]): Promise<number> {
     if (ids.length === 0) return 0;
-    const r = await this.col.bulkWrite(
-      ids.map((_id) => ({ deleteOne: { filter: { _id } } })),
-      { ordered: false },
-    );
-    return r.deletedCount;
+    return (await this.col.deleteMany({ _id: { $in: [...ids] } })).deletedCount;
   }
 
   /**
@@ -210,15 +220,20 @@ export class EventsRepository {
   }
 }
 
-/** Inserts documents, treating duplicate keys as already stored. @throws the driver's error for anything else. */
+/**
+ * Inserts documents, treating duplicate keys as already stored. Documents go in `_id` order: concurrent batches that
+ * share keys then take their locks in one order (on PostgreSQL, two unordered batches inserting the same keys in
+ * different orders deadlocked). @throws the driver's error for anything else.
+ */
 async function insertIgnoringDuplicates<T extends { _id: string }>(
   col: Collection<T>,
   docs: T[],
   writeConcern?: WriteConcernSettings,
 ): Promise<number> {
   if (docs.length === 0) return 0;
+  const sorted = [...docs].sort((a, b) => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0));
   try {
-    await col.insertMany(docs as unknown as Parameters<Collection<T>['insertMany']>[0], {
+    await col.insertMany(sorted as unknown as Parameters<Collection<T>['insertMany']>[0], {
       ordered: false,
       ...(writeConcern ? { writeConcern } : {}),
     });
