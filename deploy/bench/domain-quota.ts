@@ -1,6 +1,6 @@
 /**
  * `pnpm bench domain`: department quotas (group C) through the gateway (the stack as it deploys, four processes, on
- * FerretDB over the local PostgreSQL), with 200 departments × 3 regions × every item of each region (issue 6 item 7).
+ * FerretDB 2.5 + DocumentDB, the bench cluster), with 200 departments × 3 regions × every item of each region (issue 6 item 7).
  *
  * The registry is generated here and stored with the loader the stack uses (loadRegistryFile): 3 regions with 3
  * volume types each (secure_container installed in two), the cloud (`default`) with a large finite quota for every
@@ -24,10 +24,9 @@ import type { TokensFile } from '@stratum/gateway';
 import { type Identity, signIdentity } from '@stratum/identity';
 import { type ItemSpec, regionItems, SECURE_CONTAINER_PRODUCT } from '@stratum/quota-items';
 import { MongoClient } from 'mongodb';
-import { freePort } from '../src/ferretdb';
-import { tuneDatabase } from '../src/ferretdb-pg';
 import { loadRegistryFile } from '../src/load';
 import { startStack } from '../src/processes';
+import { freePort } from '../src/store';
 import { ensureSecret } from '../src/tokens';
 import { type BenchRequest, rowsTable, runScenario, type ScenarioRow } from './autocannon';
 import { startBenchStore } from './store';
@@ -103,11 +102,11 @@ export async function domainQuotaBench(
   // The cloud's 1,000,000 per item holds 400 departments at `high` (2,048.25) with room to spare.
   if (!Number.isInteger(departmentCount) || departmentCount < 1 || departmentCount > 400)
     throw new Error('BENCH_DOMAIN_DEPARTMENTS must be an integer from 1 to 400');
-  const store = await startBenchStore('bench-domain', 'stratum_bench_domain');
-  const dir = store.dir;
   // The view cache (Redis) keys nodes by database and `<region>/<domain>`; a fresh name per run keeps an earlier
   // run's cached heads, which carry higher revisions than this run's, from answering for this run's nodes.
-  const database = `stratum_${hex(4)}`;
+  const store = await startBenchStore('bench-domain', `stratum_bench_domain_${hex(4)}`);
+  const dir = store.dir;
+  const database = store.database;
 
   const catalog = new Map(REGIONS.map((r) => [r.name, regionItems({ volumeTypes: r.volume_types, products: r.products })]));
   const departments = Array.from({ length: departmentCount }, () => hex(16));
@@ -125,8 +124,6 @@ export async function domainQuotaBench(
     } finally {
       await client.close();
     }
-    // FerretDB's `_id` lookups get their GIN twins, as in production on PostgreSQL (deploy/src/ferretdb-pg.ts).
-    tuneDatabase(store.pgUrl);
 
     const admin = hex(32);
     const tokens: TokensFile = {

@@ -1,12 +1,13 @@
 /**
- * Issue 3's benchmark: a million realistic events (events-data.ts) loaded into FerretDB on the local PostgreSQL,
- * then group A's reads measured through the gateway with autocannon.
+ * Issue 3's benchmark: a million realistic events (events-data.ts) loaded into FerretDB 2.5 + DocumentDB (the bench
+ * cluster), then group A's reads measured through the gateway with autocannon.
  *
- * The loaded database (PostgreSQL `stratum_bench_events`) is kept between runs: a rerun with the same population
- * skips the load and reports the load figures recorded when it was made. BENCH_FRESH=1 reloads.
+ * The loaded database (MongoDB `stratum_bench_events` on the bench cluster, var/bench-postgres) is kept between runs:
+ * a rerun with the same population skips the load and reports the load figures recorded when it was made.
+ * BENCH_FRESH=1 reloads.
  * Environment: BENCH_EVENTS (default 1000000), BENCH_LOAD_BATCH (1000), BENCH_LOAD_CONCURRENCY (8).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   EventsRepository,
@@ -20,15 +21,14 @@ import type { TokensFile } from '@stratum/gateway';
 import type { Identity } from '@stratum/identity';
 import { SingleBar } from 'cli-progress';
 import { type Db, type Document, MongoClient } from 'mongodb';
-import { createPgDatabase, ensurePgDatabase, freePort, ROOT, startFerretDB } from '../src/ferretdb';
-import { collectionSize, tuneDatabase } from '../src/ferretdb-pg';
 import { startStack } from '../src/processes';
+import { collectionSize, freePort } from '../src/store';
 import { ensureSecret, newToken } from '../src/tokens';
 import { type BenchRequest, rowsTable, runScenario, type ScenarioRow } from './autocannon';
 import { Population, type PopulationOptions } from './events-data';
+import { startBenchStore } from './store';
 
-const PG_DATABASE = 'stratum_bench_events';
-const DATABASE = 'stratum';
+const DATABASE = 'stratum_bench_events';
 /** Bump when events-data.ts or the stored document changes, so an old database is not reused. */
 const POPULATION_VERSION = 3;
 
@@ -71,7 +71,7 @@ async function load(db: Db, population: Population, batch: number, concurrency: 
   return { seconds, rate: Math.round(total / seconds) };
 }
 
-/** Node types and index names of a PostgreSQL plan tree, in order (e.g. `Bitmap Heap Scan > Bitmap Index Scan(events_…_gin)`). */
+/** Node types and index names of a PostgreSQL plan tree, in order (e.g. `Limit > Sort > Bitmap Heap Scan > Bitmap Index Scan(resource_type_generated)`). */
 function planSummary(plan: Document | undefined): string {
   if (!plan) return '(no plan)';
   const here = plan['Index Name'] ? `${plan['Node Type']}(${plan['Index Name']})` : String(plan['Node Type']);
@@ -80,9 +80,11 @@ function planSummary(plan: Document | undefined): string {
 }
 
 async function explain(db: Db, filter: Document, sort: Document, limit: number): Promise<string> {
-  const r = await db.command({ explain: { find: 'events', filter, sort, limit } });
+  // FerretDB 2.5 answers with DocumentDB's PostgreSQL plan only (queryPlanner.Plan; no actual rows or times).
+  // An empty sort is an error on FerretDB 2.5 ("$sort stage must have at least one sort key").
+  const r = await db.command({ explain: { find: 'events', filter, ...(Object.keys(sort).length > 0 ? { sort } : {}), limit } });
   const plan = (r.queryPlanner as Document | undefined)?.Plan as Document | undefined;
-  return `filter pushed down: ${r.filterPushdown ?? r.pushdown ?? '?'}; sort pushed down: ${r.sortingPushdown ?? '?'}; PostgreSQL: ${planSummary(plan)}`;
+  return `PostgreSQL: ${planSummary(plan)}`;
 }
 
 function pickRandom<T>(items: readonly T[]): T {
@@ -101,13 +103,10 @@ export async function eventsBench(seconds: number, connections: number): Promise
   };
   const batch = Number(process.env.BENCH_LOAD_BATCH ?? 1000);
   const concurrency = Number(process.env.BENCH_LOAD_CONCURRENCY ?? 8);
-  const dir = join(ROOT, 'var', 'bench-events');
-  mkdirSync(dir, { recursive: true });
-
-  let pg = ensurePgDatabase(PG_DATABASE);
-  let store = await startFerretDB({ backend: { handler: 'postgresql', url: pg.url }, port: await freePort(), stateDir: dir });
-  let client = await MongoClient.connect(store.uri);
-  let db = client.db(DATABASE);
+  const store = await startBenchStore('bench-events', DATABASE, { keep: true });
+  const dir = store.dir;
+  const client = await MongoClient.connect(store.uri);
+  const db = client.db(DATABASE);
   const population = new Population(options);
   let record = (await db.collection<LoadRecord>('bench_meta').findOne({ _id: 'population' })) ?? undefined;
   const reusable =
@@ -116,30 +115,22 @@ export async function eventsBench(seconds: number, connections: number): Promise
     record.version === POPULATION_VERSION &&
     JSON.stringify(record.options) === JSON.stringify(options);
   if (!reusable) {
-    await client.close();
-    await store.stop();
-    pg = { url: createPgDatabase(PG_DATABASE) };
-    store = await startFerretDB({ backend: { handler: 'postgresql', url: pg.url }, port: await freePort(), stateDir: dir });
-    client = await MongoClient.connect(store.uri);
-    db = client.db(DATABASE);
-    // Every index the reads rely on exists while loading, as in a running deployment: the service's own, then
-    // their GIN twins (created on the empty collections).
+    await db.dropDatabase();
+    // Every index the reads rely on exists while loading, as in a running deployment.
     await new EventsRepository(db).ensureIndexes();
-    tuneDatabase(pg.url);
     const loaded = await load(db, population, batch, concurrency);
     record = { _id: 'population', version: POPULATION_VERSION, options, ...loaded, batch, concurrency };
     await db.collection<LoadRecord>('bench_meta').insertOne(record);
   }
-  process.stderr.write('bench: tuning PostgreSQL for FerretDB (deploy/src/ferretdb-pg.ts), restarting FerretDB\n');
-  const ginStarted = performance.now();
-  const gin = tuneDatabase(pg.url).filter((g) => g.includes('events_'));
-  const ginSeconds = (performance.now() - ginStarted) / 1000;
-  await client.close();
-  await store.stop();
-  store = await startFerretDB({ backend: { handler: 'postgresql', url: pg.url }, port: await freePort(), stateDir: dir });
-  client = await MongoClient.connect(store.uri);
-  db = client.db(DATABASE);
-  const size = collectionSize(pg.url, DATABASE, 'events');
+  const size = collectionSize(store.postgres, DATABASE, 'events');
+  // The index definitions DocumentDB made for the service's indexes (their opclass decides the A2 plan).
+  const opclasses = store.postgres
+    .sql(
+      `SELECT DISTINCT substring(indexdef FROM 'documentdb_api_internal[.]([a-z_]+)') FROM pg_indexes WHERE schemaname = 'documentdb_data' AND tablename = (SELECT 'documents_' || collection_id FROM documentdb_api_catalog.collections WHERE database_name = '${DATABASE}' AND collection_name = 'events')`,
+    )
+    .trim()
+    .split('\n')
+    .filter(Boolean);
 
   // A sample of resources, their events' ids and a member token per project.
   const tokens: TokensFile = { tokens: {} };
@@ -276,7 +267,7 @@ export async function eventsBench(seconds: number, connections: number): Promise
   return [
     `- population: ${options.events.toLocaleString('en')} events, ${options.resources.toLocaleString('en')} resources, ${options.projects} projects, ${options.days} days (compute.instance.*, port.*, volume.*, image.* with Ceilometer's trait sets; deploy/bench/events-data.ts, seed ${options.seed})`,
     `- load: ${loadRow.rate.toLocaleString('en')} events/s (${loadRow.seconds.toFixed(0)} s; batches of ${loadRow.batch}, ${loadRow.concurrency} in flight, straight into EventsRepository.insertMany)${reusable ? ' — recorded when this database was loaded; this run reused it' : ''}`,
-    `- PostgreSQL tuned for FerretDB (\`pnpm ferretdb-pg-tune\`): plan_cache_mode = force_custom_plan, GIN twins on events(${gin.map((g) => g.replace(/^.*\(/, '').replace(')', '')).join(', ')}) (present during the load; the check took ${ginSeconds.toFixed(0)} s)`,
+    `- indexes: DocumentDB RUM with ${opclasses.join(', ') || '(none found)'} (documentdb.defaultUseCompositeOpClass = on)`,
     `- on disk (PostgreSQL): events table ${mb(size.table)} (${Math.round(size.table / options.events)} bytes/event), its indexes ${mb(size.indexes)}`,
     '',
     rowsTable(rows),

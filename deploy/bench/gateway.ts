@@ -1,6 +1,6 @@
 /**
  * `pnpm bench gateway`: the gateway's overhead on B3 (GET /v2.0/lbaas/quotas/{project_id}) with cached tokens, issue 7
- * item 7. The stack runs as it deploys (four processes) on FerretDB over the local PostgreSQL, with Redis for the
+ * item 7. The stack runs as it deploys (four processes) on FerretDB 2.5 + DocumentDB (the bench cluster), with Redis for the
  * services' caches and the gateway's token cache and rate limits. One project holds a quota record; the same show is
  * measured through the gateway and straight to lbaas-quota (identity signed as the gateway would), alternately
  * (gateway, direct, then direct, gateway, …) so that both see the same machine conditions.
@@ -30,9 +30,9 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { type Identity, signIdentity } from '@stratum/identity';
 import autocannon from 'autocannon';
-import { freePort } from '../src/ferretdb';
 import { KEYSTONE_MANAGE, type RunningKeystone, startKeystone } from '../src/keystone';
 import { startStack } from '../src/processes';
+import { freePort } from '../src/store';
 import { ensureSecret, ensureTokensFile, SAMPLE_PROJECT_ID } from '../src/tokens';
 import { startBenchStore } from './store';
 
@@ -238,7 +238,7 @@ export async function gatewayBench(seconds: number, defaultConnections: number):
     const ports = { gateway: await freePort(), eventQuery: await freePort(), lbaasQuota: await freePort(), domainQuota: await freePort() };
     stack = await startStack({
       mongoUri: store.uri,
-      database: 'stratum',
+      database: store.database,
       identitySecret: secret,
       tokensFile,
       ports,

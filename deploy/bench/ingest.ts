@@ -1,5 +1,5 @@
 /**
- * `pnpm bench ingest`: sustained ingestion through RabbitMQ into FerretDB on PostgreSQL.
+ * `pnpm bench ingest`: sustained ingestion through RabbitMQ into FerretDB 2.5 + DocumentDB (the bench cluster).
  *
  * The event-query service runs as its own process with the consumer on (shipped definitions, default batch and
  * prefetch settings). The bench publishes the 389 captured notification bodies, cycled with fresh message_ids and
@@ -7,7 +7,7 @@
  * to the exchanges they were captured on. It measures:
  * - throughput: messages published / time from the first publish to the last message being readable in the store;
  * - end-to-end lag: four probe messages a second; the oldest unseen one is looked up by `_id` every 20 ms (one
- *   cheap query at a time, with the GIN twin of the `_id` index, so measuring does not take the store's CPU);
+ *   cheap query at a time, served by the `_id` primary key, so measuring does not take the store's CPU);
  * - the consumer process's resident memory, sampled every second from /proc.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -16,8 +16,8 @@ import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
 import { Connection } from 'rabbitmq-client';
 import { stopChild, waitHealthy } from '../src/child';
-import { createPgDatabase, ensureFerretDB, freePort, ROOT, startFerretDB } from '../src/ferretdb';
-import { tuneDatabase } from '../src/ferretdb-pg';
+import { freePort, ROOT } from '../src/store';
+import { startBenchStore } from './store';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const AMQP_URL = process.env.BENCH_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
@@ -35,13 +35,7 @@ const pct = (xs: number[], p: number) => {
 export async function ingestBench(): Promise<string> {
   const rate = Number(process.env.BENCH_INGEST_RATE ?? 6000);
   const seconds = Number(process.env.BENCH_INGEST_SECONDS ?? 60);
-  ensureFerretDB();
-  const pgUrl = createPgDatabase('stratum_bench_ingest');
-  const store = await startFerretDB({
-    backend: { handler: 'postgresql', url: pgUrl },
-    port: await freePort(),
-    stateDir: join(ROOT, 'var', 'bench-ingest'),
-  });
+  const store = await startBenchStore('bench-ingest', 'stratum_bench_ingest');
   const suffix = Date.now().toString(36);
   const prefix = `bench-${suffix}-`;
   const queue = `stratum.bench.${suffix}`;
@@ -57,7 +51,7 @@ export async function ingestBench(): Promise<string> {
       ...process.env,
       PORT: String(port),
       MONGODB_URI: store.uri,
-      MONGODB_DATABASE: 'stratum',
+      MONGODB_DATABASE: store.database,
       STRATUM_IDENTITY_SECRET: 'bench-identity-secret-0123456789',
       LOG_LEVEL: 'warn',
       INGEST_AMQP_URL: AMQP_URL,
@@ -71,12 +65,10 @@ export async function ingestBench(): Promise<string> {
   });
   const bus = new Connection({ url: AMQP_URL, connectionName: 'stratum-bench' });
   const client = await MongoClient.connect(store.uri);
-  const events = client.db('stratum').collection<{ _id: string }>('events');
+  const events = client.db(store.database).collection<{ _id: string }>('events');
   try {
     await waitHealthy(`http://127.0.0.1:${port}`, child, 'event-query');
     await sleep(1000); // consumer declared and bound, events collection and indexes created
-    // FerretDB pushes `_id` lookups down as `@>`, which only a GIN index serves (deploy/src/ferretdb-pg.ts).
-    tuneDatabase(pgUrl);
     const pub = bus.createPublisher({ confirm: false });
     const total = rate * seconds;
     const probes: { id: string; sent: number; seen?: number }[] = [];

@@ -1,6 +1,6 @@
 /**
  * `pnpm bench lbaas`: load balancer quotas through the gateway (the stack as it deploys, four processes, on FerretDB
- * over the local PostgreSQL), with 10,000 projects holding a quota record.
+ * 2.5 + DocumentDB, the bench cluster), with 10,000 projects holding a quota record.
  *
  * Scenarios: B3 show (random projects, as that project's member; also straight to the service, to show the gateway's
  * share), B1 list paged by 1000 (the ten pages in turn, as
@@ -16,9 +16,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TokensFile } from '@stratum/gateway';
 import { signIdentity } from '@stratum/identity';
-import { freePort } from '../src/ferretdb';
-import { tuneDatabase } from '../src/ferretdb-pg';
 import { startStack } from '../src/processes';
+import { freePort } from '../src/store';
 import { ensureSecret } from '../src/tokens';
 import { type BenchRequest, rowsTable, runScenario, type ScenarioRow } from './autocannon';
 import { startBenchStore } from './store';
@@ -63,7 +62,7 @@ export async function lbaasBench(seconds: number): Promise<string> {
   const ports = { gateway: await freePort(), eventQuery: await freePort(), lbaasQuota: await freePort(), domainQuota: await freePort() };
   const stack = await startStack({
     mongoUri: store.uri,
-    database: 'stratum',
+    database: store.database,
     identitySecret: secret,
     tokensFile,
     ports,
@@ -81,9 +80,6 @@ export async function lbaasBench(seconds: number): Promise<string> {
         headers: json(admin),
         body: JSON.stringify({ quota: { listener: 100, pool: 50, member: 500 } }),
       });
-    // The first write creates the collections; then FerretDB's `_id` lookups get their GIN twins (deploy/src/ferretdb-pg.ts).
-    await put(projects[0] as string);
-    tuneDatabase(store.pgUrl);
     const t0 = Date.now();
     await inParallel(projects, 32, async (p) => {
       const res = await put(p);

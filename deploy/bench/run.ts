@@ -1,5 +1,5 @@
 /**
- * `pnpm bench`: the stack as it deploys (four processes) on FerretDB over the local PostgreSQL, loaded with the
+ * `pnpm bench`: the stack as it deploys (four processes) on FerretDB 2.5 + DocumentDB (the bench cluster), loaded with the
  * samples, measured with autocannon on loopback for a bounded time per scenario. Prints a markdown table and writes
  * it to deploy/BENCHMARKS.md with the date and the machine's conditions.
  *
@@ -12,9 +12,9 @@ import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { signIdentity } from '@stratum/identity';
 import { MongoClient } from 'mongodb';
-import { freePort, ROOT } from '../src/ferretdb';
 import { loadEvents, loadRegistryFile } from '../src/load';
 import { startStack } from '../src/processes';
+import { freePort, ROOT } from '../src/store';
 import { ensureSecret, ensureTokensFile, SAMPLE_PROJECT_ID } from '../src/tokens';
 import { rowsTable, runScenario, type ScenarioRow } from './autocannon';
 import { domainQuotaBench } from './domain-quota';
@@ -40,7 +40,7 @@ function run(s: Scenario, seconds: number, connections: number): Promise<Scenari
 async function skeletonBench(seconds: number, connections: number): Promise<string> {
   const store = await startBenchStore('bench', 'stratum_bench');
   const benchDir = store.dir;
-  const database = 'stratum';
+  const database = store.database;
   const client = await MongoClient.connect(store.uri);
   const events = await loadEvents(client.db(database), readFileSync(join(ROOT, 'deploy/samples/notifications.jsonl'), 'utf8'));
   await loadRegistryFile(client.db(database), readFileSync(join(ROOT, 'deploy/samples/registry.yaml'), 'utf8'));
@@ -132,7 +132,7 @@ async function main(): Promise<void> {
     const conditions = [
       `- date: ${new Date().toISOString()}`,
       `- machine: ${cpu.length} cores (${cpu[0]?.model ?? 'unknown CPU'}), ${Math.round(totalmem() / 2 ** 30)} GiB memory; Node ${process.version}`,
-      '- store: FerretDB 1.24.2 on the local PostgreSQL; loopback HTTP; autocannon on the same machine as the stack (it competes for the 2 cores)',
+      '- store: FerretDB 2.5.0 + DocumentDB 0.106 (composite index opclass) on PostgreSQL 15, the bench cluster (shared_buffers 512MB, max_wal_size 8GB); loopback HTTP; autocannon on the same machine as the stack (it competes for the 2 cores)',
     ].join('\n');
     console.log(`\n## ${suite.title}\n\n${conditions}\n${body}\n`);
     const doc = existsSync(path)

@@ -1,38 +1,62 @@
 /**
- * The store a bench suite runs on: FerretDB over a fresh PostgreSQL database of its own, with a state folder under
- * var/ for its files (tokens, secret).
+ * The store a bench suite runs on: FerretDB 2.5 on the bench cluster (var/bench-postgres, kept between runs;
+ * deploy/src/store.ts), a MongoDB database of the suite's own, and a state folder under var/ for its files (tokens,
+ * secret, FerretDB's log).
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { createPgDatabase, dropPgDatabase, ensureFerretDB, freePort, ROOT, startFerretDB } from '../src/ferretdb';
+import { MongoClient } from 'mongodb';
+import type { RunningPostgres } from '../src/postgres';
+import { ensureStoreInstalled, ROOT, type RunningStore, startStore } from '../src/store';
 
 export interface BenchStore {
   /** MongoDB URI of the FerretDB. */
   uri: string;
-  /** PostgreSQL URL of its database (for tuneDatabase). */
-  pgUrl: string;
+  /** The suite's MongoDB database. */
+  database: string;
+  /** The bench cluster (e.g. for collectionSize). */
+  postgres: RunningPostgres;
   /** `var/<name>`, the suite's folder. */
   dir: string;
-  /** Stops FerretDB and drops the PostgreSQL database. */
+  /** Stops FerretDB and leaves the cluster; drops the suite's database unless it is kept. */
   stop(): Promise<void>;
 }
 
+async function dropDatabase(uri: string, database: string): Promise<void> {
+  const client = await MongoClient.connect(uri);
+  try {
+    await client.db(database).dropDatabase();
+  } finally {
+    await client.close();
+  }
+}
+
 /**
- * Creates PostgreSQL database `pgDatabase` (dropping an old one) and starts FerretDB on it, state in `var/<name>`.
+ * Starts FerretDB on the bench cluster with state in `var/<name>`, for MongoDB database `database`: dropped first
+ * and at stop, or with `keep` left as it is both times (the events suite reuses its million events across runs).
  */
-export async function startBenchStore(name: string, pgDatabase: string): Promise<BenchStore> {
+export async function startBenchStore(name: string, database: string, opts: { keep?: boolean } = {}): Promise<BenchStore> {
   const dir = join(ROOT, 'var', name);
   mkdirSync(dir, { recursive: true });
-  ensureFerretDB();
-  const pgUrl = createPgDatabase(pgDatabase);
-  const store = await startFerretDB({ backend: { handler: 'postgresql', url: pgUrl }, port: await freePort(), stateDir: dir });
+  ensureStoreInstalled();
+  const store: RunningStore = await startStore({ purpose: 'bench', stateDir: dir });
+  try {
+    if (!opts.keep) await dropDatabase(store.uri, database);
+  } catch (err) {
+    await store.stop();
+    throw err;
+  }
   return {
     uri: store.uri,
-    pgUrl,
+    database,
+    postgres: store.postgres,
     dir,
     stop: async () => {
-      await store.stop();
-      dropPgDatabase(pgDatabase);
+      try {
+        if (!opts.keep) await dropDatabase(store.uri, database);
+      } finally {
+        await store.stop();
+      }
     },
   };
 }

@@ -1,12 +1,12 @@
 #!/bin/sh
-# `npm test`: install what a fresh machine lacks (pnpm and dependencies, FerretDB, the OpenStack clients), typecheck,
-# lint, then run the unit and integration tests
-# (integration tests start FerretDB on the local PostgreSQL, a fresh database per run).
+# `npm test`: install what a fresh machine lacks (pnpm and dependencies, the store: FerretDB 2.5 + DocumentDB on
+# PostgreSQL 15, the OpenStack clients), typecheck, lint, then run the unit and integration tests
+# (integration tests start FerretDB 2.5 on the project's own test cluster, var/test-postgres; deploy/src/store.ts).
 # Ends with a plain "tests: N passed, N failed" line.
 set -eu
 ROOT=$(CDPATH= cd -- "$(dirname -- "$0")/../.." && pwd)
 sh "$ROOT/deploy/scripts/ensure-pnpm.sh"
-sh "$ROOT/deploy/scripts/install-ferretdb.sh"
+sh "$ROOT/deploy/scripts/install-store.sh"
 # The official OpenStack clients (Debian packages) that the compatibility tests drive.
 sh "$ROOT/deploy/scripts/install-openstack-clients.sh"
 cd "$ROOT"

@@ -1,5 +1,6 @@
-export * from './ferretdb';
 export * from './keystone';
 export * from './load';
+export * from './postgres';
 export * from './processes';
+export * from './store';
 export * from './tokens';

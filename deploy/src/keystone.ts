@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stopChild, waitHealthy } from './child';
-import { freePort } from './ferretdb';
+import { freePort } from './store';
 
 export interface KeystoneOptions {
   /** Publish notifications to this AMQP broker (`rabbit://user:pass@host:port/`) and exchange (control_exchange). */

@@ -4,7 +4,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { stopChild, waitHealthy } from './child';
-import { ROOT } from './ferretdb';
+import { ROOT } from './store';
 
 export interface StackPorts {
   gateway: number;

@@ -1,17 +1,20 @@
 /**
  * `npm start`: the whole stack on the embedded default, with no configuration.
  *
- * FerretDB on SQLite under ./var/ferretdb, the sample notifications and registry loaded, the three services and the
- * gateway as processes; prints the gateway URL, an admin and a member token, and one request per group.
+ * FerretDB 2.5 on the embedded cluster (PostgreSQL 15 + DocumentDB, data in ./var/postgres; deploy/src/store.ts), the
+ * sample notifications and registry loaded, the three services and the gateway as processes; prints the gateway URL,
+ * an admin and a member token, and one request per group. Ctrl-C or SIGTERM stops them all, the cluster last.
+ * Data of FerretDB 1.24 (SQLite files in ./var/ferretdb) is copied into the store first, once (deploy/src/migrate.ts).
  * Ports: STRATUM_PORT (gateway, default 8780), the services on the next three ports, the gateway's metrics on
  * STRATUM_METRICS_PORT (default gateway + 10), FerretDB on STRATUM_STORE_PORT (default 27117).
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
-import { ensureFerretDB, ROOT, startFerretDB } from './ferretdb';
 import { loadEvents, loadRegistryFile } from './load';
-import { startStack } from './processes';
+import { migrateFromFerretDB124 } from './migrate';
+import { type RunningStack, startStack } from './processes';
+import { ensureStoreInstalled, ROOT, startStore } from './store';
 import { ensureSecret, ensureTokensFile } from './tokens';
 
 async function main(): Promise<void> {
@@ -21,35 +24,50 @@ async function main(): Promise<void> {
   const storePort = Number(process.env.STRATUM_STORE_PORT ?? 27117);
   const metricsPort = Number(process.env.STRATUM_METRICS_PORT ?? gatewayPort + 10);
 
-  ensureFerretDB();
-  const store = await startFerretDB({ backend: { handler: 'sqlite', dir: join(varDir, 'ferretdb') }, port: storePort, stateDir: varDir });
+  ensureStoreInstalled();
+  const store = await startStore({ purpose: 'embedded', port: storePort });
+  let stack: RunningStack | undefined;
+  const stopAll = async () => {
+    await stack?.stop();
+    await store.stop();
+  };
+  const shutdown = () => {
+    stopAll().finally(() => process.exit(0));
+  };
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
+
   const database = 'stratum';
-
-  const client = await MongoClient.connect(store.uri);
-  try {
-    const events = await loadEvents(client.db(database), readFileSync(join(ROOT, 'deploy/samples/notifications.jsonl'), 'utf8'));
-    const registry = await loadRegistryFile(client.db(database), readFileSync(join(ROOT, 'deploy/samples/registry.yaml'), 'utf8'));
-    console.log(
-      `samples: ${events.stored} new events (${events.duplicates} already stored, ${events.rejected.length} rejected); registry ${JSON.stringify(registry)}`,
-    );
-  } finally {
-    await client.close();
-  }
-
   const tokensFile = join(varDir, 'tokens.json');
   const { admin, member } = ensureTokensFile(tokensFile);
-  const stack = await startStack({
-    mongoUri: store.uri,
-    database,
-    identitySecret: ensureSecret(join(varDir, 'identity.secret')),
-    tokensFile,
-    ports: { gateway: gatewayPort, eventQuery: gatewayPort + 1, lbaasQuota: gatewayPort + 2, domainQuota: gatewayPort + 3 },
-    env: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', METRICS_PORT: String(metricsPort) },
-  });
+  try {
+    await migrateFromFerretDB124(varDir, store.uri);
+    const client = await MongoClient.connect(store.uri);
+    try {
+      const events = await loadEvents(client.db(database), readFileSync(join(ROOT, 'deploy/samples/notifications.jsonl'), 'utf8'));
+      const registry = await loadRegistryFile(client.db(database), readFileSync(join(ROOT, 'deploy/samples/registry.yaml'), 'utf8'));
+      console.log(
+        `samples: ${events.stored} new events (${events.duplicates} already stored, ${events.rejected.length} rejected); registry ${JSON.stringify(registry)}`,
+      );
+    } finally {
+      await client.close();
+    }
+    stack = await startStack({
+      mongoUri: store.uri,
+      database,
+      identitySecret: ensureSecret(join(varDir, 'identity.secret')),
+      tokensFile,
+      ports: { gateway: gatewayPort, eventQuery: gatewayPort + 1, lbaasQuota: gatewayPort + 2, domainQuota: gatewayPort + 3 },
+      env: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', METRICS_PORT: String(metricsPort) },
+    });
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
 
   const u = stack.gatewayUrl;
   console.log(`
-Stratum is running (embedded default: FerretDB on SQLite under ./var).
+Stratum is running (embedded default: FerretDB 2.5 + DocumentDB on PostgreSQL under ./var).
 
   gateway URL   ${u}
   admin token   ${admin}
@@ -57,6 +75,7 @@ Stratum is running (embedded default: FerretDB on SQLite under ./var).
   API reference ${u}/docs   (OpenAPI 3.1: ${u}/openapi.json)
   readiness     ${u}/ready
   metrics       http://127.0.0.1:${metricsPort}/metrics
+  store         ${store.uri} (PostgreSQL data in ${store.postgres.dataDir})
 
 Try:
   curl -s -H "X-Auth-Token: ${admin}" "${u}/v2/events?limit=2"
@@ -64,14 +83,6 @@ Try:
   curl -s -H "X-Auth-Token: ${admin}" ${u}/v3/domain_usage
 
 Stop with Ctrl-C.`);
-
-  const shutdown = async () => {
-    await stack.stop();
-    await store.stop();
-    process.exit(0);
-  };
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
 }
 
 main().catch((err) => {

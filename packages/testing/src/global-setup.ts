@@ -1,18 +1,28 @@
 /**
- * Integration tests' store: FerretDB on the local PostgreSQL, a fresh PostgreSQL database per run.
- * The MongoDB URI reaches the test workers through STRATUM_TEST_MONGODB_URI.
+ * Integration tests' store: FerretDB 2.5 on the test cluster (var/test-postgres, kept between runs; deploy/src/store.ts).
+ * Each test stack makes a MongoDB database of its own; the URI's default database is a fresh name per run.
+ * To the test workers: STRATUM_TEST_MONGODB_URI (FerretDB) and STRATUM_TEST_POSTGRESQL_URL (the cluster, for a test
+ * that runs a FerretDB of its own on it).
  */
 
 import { join } from 'node:path';
-import { createPgDatabase, ensureFerretDB, freePort, ROOT, startFerretDB } from '@stratum/deploy';
+import { ensureStoreInstalled, ROOT, type RunningStore, startStore } from '@stratum/deploy';
+
+/** What the global teardown gets back (jest runs both in its main process). */
+export interface TestStoreRun {
+  store: RunningStore;
+  /** The run's own database, the URI's default. */
+  database: string;
+  stateDir: string;
+}
 
 export default async function globalSetup(): Promise<void> {
   if (process.env.STRATUM_TEST_MONGODB_URI) return; // an external store (e.g. a real MongoDB) was given
-  ensureFerretDB();
-  const pgDatabase = `stratum_test_${process.pid}_${Date.now()}`;
-  const url = createPgDatabase(pgDatabase);
-  const port = await freePort();
-  const store = await startFerretDB({ backend: { handler: 'postgresql', url }, port, stateDir: join(ROOT, 'var', 'test', pgDatabase) });
-  process.env.STRATUM_TEST_MONGODB_URI = store.uri;
-  (globalThis as Record<string, unknown>).__stratumTestStore = { store, pgDatabase };
+  ensureStoreInstalled();
+  const database = `stratum_test_${process.pid}_${Date.now()}`;
+  const stateDir = join(ROOT, 'var', 'test', `ferretdb-${process.pid}`);
+  const store = await startStore({ purpose: 'test', stateDir });
+  process.env.STRATUM_TEST_MONGODB_URI = `${store.uri}${database}`;
+  process.env.STRATUM_TEST_POSTGRESQL_URL = store.postgres.ferretdbUrl;
+  (globalThis as Record<string, unknown>).__stratumTestStore = { store, database, stateDir } satisfies TestStoreRun;
 }

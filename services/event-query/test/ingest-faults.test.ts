@@ -4,7 +4,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { createPgDatabase, dropPgDatabase, freePort, ROOT, type RunningFerretDB, startFerretDB } from '@stratum/deploy';
+import { freePort, ROOT, type RunningFerretDB, startFerretDB } from '@stratum/deploy';
 import { ALL_TENANTS, Bus, ingestEnv, startTestStack, suffix, type TestStack, tokenOf, uuid, waitFor } from '@stratum/testing';
 import request from 'supertest';
 
@@ -48,11 +48,12 @@ describe('ingestion faults', () => {
   afterAll(() => bus.close());
 
   it('keeps every event when the store stops mid-stream and comes back', async () => {
-    const pgDatabase = `stratum_fault_${suffix()}`;
-    const url = createPgDatabase(pgDatabase);
+    // A FerretDB of this test's own on the test cluster, which the test stops and starts again.
+    const postgresqlUrl = process.env.STRATUM_TEST_POSTGRESQL_URL;
+    if (!postgresqlUrl) throw new Error('STRATUM_TEST_POSTGRESQL_URL is not set (integration global setup)');
     const port = await freePort();
-    const stateDir = join(ROOT, 'var', 'test', pgDatabase);
-    let store: RunningFerretDB = await startFerretDB({ backend: { handler: 'postgresql', url }, port, stateDir });
+    const stateDir = join(ROOT, 'var', 'test', `fault-${suffix()}`);
+    let store: RunningFerretDB = await startFerretDB({ postgresqlUrl, port, stateDir });
     const queue = `stratum.test.${suffix()}`;
     const exchange = `stratum-test-nova-${suffix()}`;
     const stack = await startTestStack({ mongodbUri: store.uri, eventEnv: ingestEnv(queue, { INGEST_EXCHANGES: exchange }) });
@@ -63,7 +64,7 @@ describe('ingestion faults', () => {
       for (const n of sent.slice(500)) await bus.publish(exchange, 'notifications.info', n.body);
       await new Promise((r) => setTimeout(r, 3000));
       expect(stack.eventDeps.consumer?.stats.storeRetries).toBeGreaterThan(0);
-      store = await startFerretDB({ backend: { handler: 'postgresql', url }, port, stateDir });
+      store = await startFerretDB({ postgresqlUrl, port, stateDir });
       await waitFor('the queue drained', async () => (await bus.count(queue)) === 0, 120_000);
       await waitFor('all events readable', async () => (await storedIds(stack).catch(() => [])).length === 1500, 60_000);
       expect(new Set(await storedIds(stack))).toEqual(new Set(sent.map((n) => n.id)));
@@ -72,7 +73,6 @@ describe('ingestion faults', () => {
       await stack.close();
       await store.stop();
       await bus.deleteQueues(queue, `${queue}.dead`);
-      dropPgDatabase(pgDatabase);
     }
   });
 

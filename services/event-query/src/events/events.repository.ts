@@ -71,7 +71,8 @@ export class EventsRepository {
    * Creates the indexes the queries use (idempotent), each an equality prefix and then the sort keys in the direction
    * the query sorts, so that a page is a bounded range read in order and the limit stops the scan (docs/stores.md,
    * "Indexes"):
-   * - `project_generated_asc` / `_desc`: a member's list (project scope; Panko's default order is ascending);
+   * - `project_generated_asc`: a member's list (project scope) in Panko's default order, ascending. One direction
+   *   only: with an ascending and a descending index on the same keys, DocumentDB served only one direction in order;
    * - `resource_type_generated_desc`: A2, a resource's events of one type in a time window, newest first;
    * - `type_generated_asc`: lists filtered by event type, and trait values of a type;
    * - `generated_asc`: the admin list in time order, with `_id` as the tiebreaker that makes pages stable.
@@ -80,7 +81,6 @@ export class EventsRepository {
   async ensureIndexes(): Promise<void> {
     await this.col.createIndexes([
       { key: { project_id: 1, generated: 1, _id: 1 }, name: 'project_generated_asc' },
-      { key: { project_id: 1, generated: -1, _id: -1 }, name: 'project_generated_desc' },
       { key: { resource_id: 1, event_type: 1, generated: -1, _id: -1 }, name: 'resource_type_generated_desc' },
       { key: { event_type: 1, generated: 1, _id: 1 }, name: 'type_generated_asc' },
       { key: { generated: 1, _id: 1 }, name: 'generated_asc' },
