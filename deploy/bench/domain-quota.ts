@@ -244,6 +244,7 @@ export async function domainQuotaBench(
       },
     ];
     const statuses: string[] = [];
+    const watch = store.watchMemory({ 'domain-quota': stack.pids.domainQuota, gateway: stack.pids.gateway });
     for (const s of scenarios) {
       const row = await runScenario(s.base, s, { seconds, connections, timeoutSeconds: 30 });
       statuses.push(`${s.label} ${JSON.stringify(row.statuses)}`);
@@ -253,6 +254,7 @@ export async function domainQuotaBench(
       rows.push(row);
     }
 
+    const memory = watch.stop();
     const consistency = await checkCloudSums(gatewayUrl, admin, departments);
     const [c1, , c2] = rows as [ScenarioRow, ScenarioRow, ScenarioRow];
     const verdict = (row: ScenarioRow, target: number) =>
@@ -263,6 +265,7 @@ export async function domainQuotaBench(
       `- targets (issue 6 item 7), at ${connections} connections${connections === 16 ? '' : ' (the targets are set at 16)'}: C1 via gateway ≥ ${TARGET_GET_RPS.toLocaleString('en')} req/s: ${verdict(c1, TARGET_GET_RPS)}; C2 via gateway ≥ ${TARGET_PATCH_RPS} req/s: ${verdict(c2, TARGET_PATCH_RPS)}`,
       `- status codes: ${statuses.join('; ')}`,
       `- after the PATCHes: ${consistency}`,
+      `- memory during the scenarios (first → middle → last sample, 1 s apart): ${memory.join('; ')}`,
       '',
       rowsTable(rows),
     ].join('\n');

@@ -26,11 +26,12 @@ import { collectionSize, freePort } from '../src/store';
 import { ensureSecret, newToken } from '../src/tokens';
 import { type BenchRequest, rowsTable, runScenario, type ScenarioRow } from './autocannon';
 import { Population, type PopulationOptions } from './events-data';
+import { explainFind } from './explain';
 import { startBenchStore } from './store';
 
 const DATABASE = 'stratum_bench_events';
 /** Bump when events-data.ts or the stored document changes, so an old database is not reused. */
-const POPULATION_VERSION = 3;
+const POPULATION_VERSION = 4;
 
 interface LoadRecord {
   _id: 'population';
@@ -71,22 +72,6 @@ async function load(db: Db, population: Population, batch: number, concurrency: 
   return { seconds, rate: Math.round(total / seconds) };
 }
 
-/** Node types and index names of a PostgreSQL plan tree, in order (e.g. `Limit > Sort > Bitmap Heap Scan > Bitmap Index Scan(resource_type_generated)`). */
-function planSummary(plan: Document | undefined): string {
-  if (!plan) return '(no plan)';
-  const here = plan['Index Name'] ? `${plan['Node Type']}(${plan['Index Name']})` : String(plan['Node Type']);
-  const children = (plan.Plans as Document[] | undefined) ?? [];
-  return children.length === 0 ? here : `${here} > ${children.map(planSummary).join(', ')}`;
-}
-
-async function explain(db: Db, filter: Document, sort: Document, limit: number): Promise<string> {
-  // FerretDB 2.5 answers with DocumentDB's PostgreSQL plan only (queryPlanner.Plan; no actual rows or times).
-  // An empty sort is an error on FerretDB 2.5 ("$sort stage must have at least one sort key").
-  const r = await db.command({ explain: { find: 'events', filter, ...(Object.keys(sort).length > 0 ? { sort } : {}), limit } });
-  const plan = (r.queryPlanner as Document | undefined)?.Plan as Document | undefined;
-  return `PostgreSQL: ${planSummary(plan)}`;
-}
-
 function pickRandom<T>(items: readonly T[]): T {
   return items[Math.floor(Math.random() * items.length)] as T;
 }
@@ -122,11 +107,14 @@ export async function eventsBench(seconds: number, connections: number): Promise
     record = { _id: 'population', version: POPULATION_VERSION, options, ...loaded, batch, concurrency };
     await db.collection<LoadRecord>('bench_meta').insertOne(record);
   }
+  // Current statistics, as autovacuum would have them some time after a bulk load (the planner's choice of an ordered
+  // index scan over a Sort is cost-based).
+  store.postgres.sql('ANALYZE');
   const size = collectionSize(store.postgres, DATABASE, 'events');
   // The index definitions DocumentDB made for the service's indexes (their opclass decides the A2 plan).
   const opclasses = store.postgres
     .sql(
-      `SELECT DISTINCT substring(indexdef FROM 'documentdb_api_internal[.]([a-z_]+)') FROM pg_indexes WHERE schemaname = 'documentdb_data' AND tablename = (SELECT 'documents_' || collection_id FROM documentdb_api_catalog.collections WHERE database_name = '${DATABASE}' AND collection_name = 'events')`,
+      `SELECT DISTINCT substring(indexdef FROM 'USING ([a-z_]+)') || ' ' || substring(indexdef FROM '[.](bson_[a-z_]+_ops)') FROM pg_indexes WHERE schemaname = 'documentdb_data' AND tablename = (SELECT 'documents_' || collection_id FROM documentdb_api_catalog.collections WHERE database_name = '${DATABASE}' AND collection_name = 'events')`,
     )
     .trim()
     .split('\n')
@@ -168,7 +156,7 @@ export async function eventsBench(seconds: number, connections: number): Promise
     stdio: 'ignore',
   });
 
-  const scenarios: { name: string; request: () => BenchRequest }[] = [
+  const scenarios: { name: string; connections?: number; request: () => BenchRequest }[] = [
     {
       name: 'A1 GET /v2/events/{message_id} (random ids, as the owning project member)',
       request: () => {
@@ -220,6 +208,19 @@ export async function eventsBench(seconds: number, connections: number): Promise
       },
     },
     {
+      // The same request one at a time: how long one takes, without queueing behind seven others on 2 cores.
+      name: 'A3 same host filter, one request at a time',
+      connections: 1,
+      request: () => {
+        const r = pickRandom(sampleResources);
+        return {
+          method: 'GET',
+          path: `/v2/events?q.field=host&q.value=${r.host}&limit=100`,
+          headers: { 'X-Auth-Token': memberOf.get(r.project) as string },
+        };
+      },
+    },
+    {
       name: 'A3 GET /v2/events non-admin list (project scope), limit 100',
       request: () => ({
         method: 'GET',
@@ -230,9 +231,14 @@ export async function eventsBench(seconds: number, connections: number): Promise
   ];
 
   const rows: ScenarioRow[] = [];
+  const watch = store.watchMemory({ 'event-query': stack.pids.eventQuery, gateway: stack.pids.gateway });
+  let memory: string[] = [];
   try {
-    for (const s of scenarios) rows.push(await runScenario(stack.gatewayUrl, s, { seconds, connections, timeoutSeconds: 90 }));
+    for (const s of scenarios) {
+      rows.push(await runScenario(stack.gatewayUrl, s, { seconds, connections: s.connections ?? connections, timeoutSeconds: 90 }));
+    }
   } finally {
+    memory = watch.stop();
     await stack.stop();
   }
 
@@ -254,10 +260,20 @@ export async function eventsBench(seconds: number, connections: number): Promise
   const a3 = translateSimpleQuery([{ field: 'resource_id', op: 'eq', value: r.id, type: '' }], false).filter;
   const scoped = (f: Document) => mergeAnd(f, visibilityFilter(member));
   const plans = [
-    ['A1 by id', await explain(db, { _id: e.id }, {}, 1)],
-    ['A2 resource + window + type', await explain(db, scoped(a2), { generated: -1, _id: -1 }, 101)],
-    ['A3 resource_id trait filter', await explain(db, scoped(a3), { generated: 1, _id: 1 }, 101)],
-    ['non-admin list', await explain(db, scoped({}), { generated: 1, _id: 1 }, 101)],
+    ['A1 by id', await explainFind(db, 'events', { _id: e.id }, {}, 1)],
+    ['A2 resource + window + type', await explainFind(db, 'events', scoped(a2), { generated: -1, _id: -1 }, 101)],
+    ['A3 resource_id trait filter', await explainFind(db, 'events', scoped(a3), { generated: 1, _id: 1 }, 101)],
+    ['non-admin list', await explainFind(db, 'events', scoped({}), { generated: 1, _id: 1 }, 101)],
+    [
+      'unindexed trait host, non-admin',
+      await explainFind(
+        db,
+        'events',
+        scoped(translateSimpleQuery([{ field: 'host', op: 'eq', value: r.host, type: '' }], false).filter),
+        { generated: 1, _id: 1 },
+        101,
+      ),
+    ],
   ];
   await client.close();
   await store.stop();
@@ -267,7 +283,8 @@ export async function eventsBench(seconds: number, connections: number): Promise
   return [
     `- population: ${options.events.toLocaleString('en')} events, ${options.resources.toLocaleString('en')} resources, ${options.projects} projects, ${options.days} days (compute.instance.*, port.*, volume.*, image.* with Ceilometer's trait sets; deploy/bench/events-data.ts, seed ${options.seed})`,
     `- load: ${loadRow.rate.toLocaleString('en')} events/s (${loadRow.seconds.toFixed(0)} s; batches of ${loadRow.batch}, ${loadRow.concurrency} in flight, straight into EventsRepository.insertMany)${reusable ? ' — recorded when this database was loaded; this run reused it' : ''}`,
-    `- indexes: DocumentDB RUM with ${opclasses.join(', ') || '(none found)'} (documentdb.defaultUseCompositeOpClass = on)`,
+    `- indexes: ${opclasses.join(', ') || '(none found)'} (docs/stores.md, "Indexes")`,
+    `- memory during the scenarios (first → middle → last sample, 1 s apart): ${memory.join('; ')}`,
     `- on disk (PostgreSQL): events table ${mb(size.table)} (${Math.round(size.table / options.events)} bytes/event), its indexes ${mb(size.indexes)}`,
     '',
     rowsTable(rows),

@@ -16,10 +16,12 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TokensFile } from '@stratum/gateway';
 import { signIdentity } from '@stratum/identity';
+import { MongoClient } from 'mongodb';
 import { startStack } from '../src/processes';
 import { freePort } from '../src/store';
 import { ensureSecret } from '../src/tokens';
 import { type BenchRequest, rowsTable, runScenario, type ScenarioRow } from './autocannon';
+import { explainFind } from './explain';
 import { startBenchStore } from './store';
 
 const hex = (n: number) => randomBytes(n).toString('hex');
@@ -72,6 +74,8 @@ export async function lbaasBench(seconds: number): Promise<string> {
   const json = (token: string) => ({ 'X-Auth-Token': token, 'Content-Type': 'application/json' });
   const rows: ScenarioRow[] = [];
   let seeding = '';
+  let memory: string[] = [];
+  let plans: string[][] = [];
   let hot = '';
   try {
     const put = (p: string) =>
@@ -147,9 +151,24 @@ export async function lbaasBench(seconds: number): Promise<string> {
         }),
       },
     ];
+    const watch = store.watchMemory({ 'lbaas-quota': stack.pids.lbaasQuota, gateway: stack.pids.gateway });
     for (const s of scenarios) {
       const base = s.direct ? stack.urls.lbaasQuota : stack.gatewayUrl;
       rows.push(await runScenario(base, s, { seconds, connections: s.connections, timeoutSeconds: 30 }));
+    }
+    memory = watch.stop();
+
+    // The plans of the list's page query (as QuotasRepository.list sends it) and of a record's lookup by id.
+    const client = await MongoClient.connect(store.uri);
+    try {
+      const db = client.db(store.database);
+      const sorted = [...projects].sort();
+      plans = [
+        ['B1 page after a marker', await explainFind(db, 'lbaas_quotas', { _id: { $gt: sorted[4999] } }, { _id: 1 }, 1001)],
+        ['B3 / PUT / consume: the record by id', await explainFind(db, 'lbaas_quotas', { _id: sorted[0] }, {}, 1)],
+      ];
+    } finally {
+      await client.close();
     }
 
     // One hot project: 200 concurrent consumes of 1 against a limit of 50.
@@ -178,5 +197,15 @@ export async function lbaasBench(seconds: number): Promise<string> {
     await stack.stop();
     await store.stop();
   }
-  return [`- data: ${seeding}`, `- ${hot}`, '', rowsTable(rows)].join('\n');
+  return [
+    `- data: ${seeding}`,
+    `- ${hot}`,
+    `- memory during the scenarios (first → middle → last sample, 1 s apart): ${memory.join('; ')}`,
+    '',
+    rowsTable(rows),
+    '',
+    'Query plans (FerretDB `explain`; a change is one `replaceOne({_id, revision})`, the same primary-key lookup):',
+    '',
+    ...plans.map(([name, plan]) => `- ${name}: ${plan}`),
+  ].join('\n');
 }

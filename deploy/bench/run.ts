@@ -132,7 +132,7 @@ async function main(): Promise<void> {
     const conditions = [
       `- date: ${new Date().toISOString()}`,
       `- machine: ${cpu.length} cores (${cpu[0]?.model ?? 'unknown CPU'}), ${Math.round(totalmem() / 2 ** 30)} GiB memory; Node ${process.version}`,
-      '- store: FerretDB 2.5.0 + DocumentDB 0.106 (composite index opclass) on PostgreSQL 15, the bench cluster (shared_buffers 512MB, max_wal_size 8GB); loopback HTTP; autocannon on the same machine as the stack (it competes for the 2 cores)',
+      '- store: FerretDB 2.5.0 + DocumentDB 0.106 (extended RUM indexes, composite opclass; docs/stores.md) on PostgreSQL 15, the bench cluster (shared_buffers 512MB, max_wal_size 8GB); loopback HTTP; autocannon on the same machine as the stack (it competes for the 2 cores)',
     ].join('\n');
     console.log(`\n## ${suite.title}\n\n${conditions}\n${body}\n`);
     const doc = existsSync(path)

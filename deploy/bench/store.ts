@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
 import type { RunningPostgres } from '../src/postgres';
 import { ensureStoreInstalled, ROOT, type RunningStore, startStore } from '../src/store';
+import { type MemoryWatch, postmasterPid, watchMemory } from './memory';
 
 export interface BenchStore {
   /** MongoDB URI of the FerretDB. */
@@ -18,6 +19,8 @@ export interface BenchStore {
   postgres: RunningPostgres;
   /** `var/<name>`, the suite's folder. */
   dir: string;
+  /** Starts sampling the memory of FerretDB, the PostgreSQL backends and `pids` (e.g. the stack's processes). */
+  watchMemory(pids?: Record<string, number>): MemoryWatch;
   /** Stops FerretDB and leaves the cluster; drops the suite's database unless it is kept. */
   stop(): Promise<void>;
 }
@@ -51,6 +54,7 @@ export async function startBenchStore(name: string, database: string, opts: { ke
     database,
     postgres: store.postgres,
     dir,
+    watchMemory: (pids = {}) => watchMemory({ FerretDB: store.ferretdb.process.pid ?? 0, ...pids }, postmasterPid(store.postgres.dataDir)),
     stop: async () => {
       try {
         if (!opts.keep) await dropDatabase(store.uri, database);
