@@ -10,7 +10,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, openSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Document, MongoBulkWriteError, MongoClient, MongoServerError } from 'mongodb';
+import { type Db, type Document, MongoBulkWriteError, MongoClient, MongoServerError } from 'mongodb';
 import { stopChild } from './child';
 import { freePort, ROOT, waitForPing } from './store';
 
@@ -74,6 +74,35 @@ async function copyDatabase(src: MongoClient, dst: MongoClient, name: string): P
 }
 
 /**
+ * Earlier versions committed each quota change as an entry `{_id: "<key>@<n>", key, revision, state}` of a log
+ * collection `<name>.revisions` and then wrote the record `{_id: key, revision, …state}` of `<name>`; a process that
+ * died between the two left the record behind its log. Today a change is one conditional write on the record, so
+ * each record takes its log's newest state where that is newer, and the logs are dropped.
+ * @returns how many records were rolled forward.
+ */
+export async function foldRevisionLogs(db: Db): Promise<number> {
+  let rolled = 0;
+  const names = (await db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name);
+  for (const logName of names.filter((n) => n.endsWith('.revisions'))) {
+    const records = db.collection<Document>(logName.slice(0, -'.revisions'.length));
+    const newest = new Map<string, Document>();
+    for await (const entry of db.collection<Document>(logName).find({})) {
+      const key = String(entry.key);
+      if (Number(entry.revision) > Number(newest.get(key)?.revision ?? 0)) newest.set(key, entry);
+    }
+    for (const [key, entry] of newest) {
+      const record = await records.findOne({ _id: key } as Document);
+      if (record && Number(record.revision ?? 0) >= Number(entry.revision)) continue;
+      await records.replaceOne({ _id: key } as Document, { ...entry.state, revision: entry.revision }, { upsert: true });
+      rolled++;
+    }
+    await db.collection(logName).drop();
+    log(`${db.databaseName}.${logName}: ${rolled} record(s) rolled forward to their log, log dropped`);
+  }
+  return rolled;
+}
+
+/**
  * Copies FerretDB 1.24's SQLite data in `<varDir>/ferretdb` (if there is any) into the store at `targetUri`, then
  * renames the directory to `<varDir>/ferretdb-1.24-migrated`.
  * @returns what was copied, or undefined when there was nothing to migrate.
@@ -114,6 +143,7 @@ export async function migrateFromFerretDB124(varDir: string, targetUri: string):
       const names = (await src.db().admin().listDatabases({ nameOnly: true })).databases.map((d) => d.name);
       for (const name of names.filter((n) => !SYSTEM_DATABASES.includes(n))) {
         summary = { ...summary, ...(await copyDatabase(src, dst, name)) };
+        await foldRevisionLogs(dst.db(name, EXACT));
       }
     } finally {
       await src.close();
