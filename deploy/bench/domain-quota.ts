@@ -1,6 +1,6 @@
 /**
  * `pnpm bench domain`: department quotas (group C) through the gateway (the stack as it deploys, four processes, on
- * FerretDB 2.5 + DocumentDB, the bench cluster), with 200 departments × 3 regions × every item of each region (issue 6 item 7).
+ * FerretDB 2.5 + DocumentDB, the bench cluster), with 200 departments × 3 regions × every item of each region (the targets in deploy/BENCHMARKS.md).
  *
  * The registry is generated here and stored with the loader the stack uses (loadRegistryFile): 3 regions with 3
  * volume types each (secure_container installed in two), the cloud (`default`) with a large finite quota for every
@@ -262,7 +262,7 @@ export async function domainQuotaBench(
     return [
       `- data: ${departmentCount} departments and the cloud × ${regions.length} regions × every item (${[...catalog].map(([r, items]) => `${r} ${items.size}`).join(', ')}; ${itemCount} quota values per department), one project per department; loadRegistryFile: ${loading}`,
       `- requests: as the cloud admin; PATCHes move 1–3 items of one region between two values that always fit (every one a change; the status codes below); view cache in ${process.env.BENCH_REDIS_URL === '' ? 'process' : 'Redis'}`,
-      `- targets (issue 6 item 7), at ${connections} connections${connections === 16 ? '' : ' (the targets are set at 16)'}: C1 via gateway ≥ ${TARGET_GET_RPS.toLocaleString('en')} req/s: ${verdict(c1, TARGET_GET_RPS)}; C2 via gateway ≥ ${TARGET_PATCH_RPS} req/s: ${verdict(c2, TARGET_PATCH_RPS)}`,
+      `- targets, at ${connections} connections${connections === 16 ? '' : ' (the targets are set at 16)'}: C1 via gateway ≥ ${TARGET_GET_RPS.toLocaleString('en')} req/s: ${verdict(c1, TARGET_GET_RPS)}; C2 via gateway ≥ ${TARGET_PATCH_RPS} req/s: ${verdict(c2, TARGET_PATCH_RPS)}`,
       `- status codes: ${statuses.join('; ')}`,
       `- after the PATCHes: ${consistency}`,
       `- memory during the scenarios (first → middle → last sample, 1 s apart): ${memory.join('; ')}`,
