@@ -1,10 +1,19 @@
 /**
- * The move from FerretDB 1.24 folds the revision logs of earlier versions into their records (a record left behind
- * its log by a process that died between the two writes takes the log's newest state) and drops the logs.
+ * The move from FerretDB 1.24: a real FerretDB 1.24.2 on SQLite holds data as `npm start` of earlier versions left
+ * it, and migrateFromFerretDB124 copies it into the test store (types, indexes, revision logs folded into their
+ * records), once. foldRevisionLogs on its own: a record left behind its log takes the log's newest state.
  */
+import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { type Db, type Document, MongoClient } from 'mongodb';
-import { foldRevisionLogs } from '../src/migrate';
+import { existsSync, mkdirSync, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Db, type Document, Double, Int32, Long, MongoClient } from 'mongodb';
+import { stopChild } from '../src/child';
+import { foldRevisionLogs, migrateFromFerretDB124 } from '../src/migrate';
+import { freePort, ROOT, waitForPing } from '../src/store';
+
+jest.setTimeout(240_000);
 
 describe('foldRevisionLogs', () => {
   let client: MongoClient;
@@ -38,5 +47,76 @@ describe('foldRevisionLogs', () => {
     ]);
     const names = (await db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name);
     expect(names).toEqual(['lbaas_quotas']);
+  });
+});
+
+describe('migrateFromFerretDB124', () => {
+  it('copies FerretDB 1.24 SQLite data into the store once: documents with their BSON types, indexes, folded logs', async () => {
+    const varDir = mkdtempSync(join(tmpdir(), 'stratum-migrate-'));
+    const database = `m_${randomBytes(6).toString('hex')}`;
+    const target = await MongoClient.connect(process.env.STRATUM_TEST_MONGODB_URI as string, { promoteValues: false });
+    try {
+      // FerretDB 1.24 on SQLite, as earlier versions ran it, with data written through it.
+      const bin = execFileSync('sh', [join(ROOT, 'deploy', 'scripts', 'install-ferretdb-1.24.sh')], { encoding: 'utf8' }).trim();
+      mkdirSync(join(varDir, 'ferretdb'));
+      const port = await freePort();
+      const log = join(varDir, 'ferretdb-1.24.log');
+      const old = spawn(
+        bin,
+        [
+          '--handler=sqlite',
+          `--sqlite-url=file:${join(varDir, 'ferretdb')}/`,
+          `--listen-addr=127.0.0.1:${port}`,
+          `--state-dir=${varDir}`,
+          '--telemetry=disable',
+          '--debug-addr=127.0.0.1:0',
+          '--log-level=warn',
+        ],
+        { stdio: ['ignore', openSync(log, 'a'), openSync(log, 'a')] },
+      );
+      try {
+        await waitForPing(`mongodb://127.0.0.1:${port}/`, old, log, 30_000);
+        const src = await MongoClient.connect(`mongodb://127.0.0.1:${port}/`);
+        const db = src.db(database);
+        await db.collection<Document>('events').insertMany([
+          {
+            _id: 'e1' as never,
+            event_type: 't',
+            generated: '2026-11-20T00:00:00.000000',
+            t: { n: new Long(2 ** 40), i: new Int32(7), f: new Double(2) },
+          },
+          { _id: 'e2' as never, event_type: 't', generated: '2026-11-20T00:00:01.000000', t: {} },
+        ]);
+        await db.collection('events').createIndex({ event_type: 1, generated: 1 }, { name: 'type_generated' });
+        await db.collection<Document>('lbaas_quotas').insertOne({ _id: 'p1' as never, revision: 1, limits: { load_balancer: 5 } });
+        await db.collection<Document>('lbaas_quotas.revisions').insertMany([
+          { _id: 'p1@1' as never, key: 'p1', revision: 1, state: { limits: { load_balancer: 5 } } },
+          { _id: 'p1@2' as never, key: 'p1', revision: 2, state: { limits: { load_balancer: 8 } } },
+        ]);
+        await src.close();
+      } finally {
+        await stopChild(old);
+      }
+
+      const summary = await migrateFromFerretDB124(varDir, process.env.STRATUM_TEST_MONGODB_URI as string);
+      expect(summary).toMatchObject({ [`${database}.events`]: 2, [`${database}.lbaas_quotas`]: 1 });
+      const db = target.db(database);
+      const e1 = (await db.collection<Document>('events').findOne({ _id: 'e1' as never })) as Document;
+      expect(e1.t.n).toBeInstanceOf(Long);
+      expect(e1.t.i).toBeInstanceOf(Int32);
+      expect(e1.t.f).toBeInstanceOf(Double);
+      expect((await db.collection('events').listIndexes().toArray()).map((i) => i.name).sort()).toEqual(['_id_', 'type_generated']);
+      const p1 = (await target.db(database, { promoteValues: true }).collection<Document>('lbaas_quotas').findOne({})) as Document;
+      expect(p1).toEqual({ _id: 'p1', revision: 2, limits: { load_balancer: 8 } });
+      expect((await db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name).sort()).toEqual(['events', 'lbaas_quotas']);
+      // Once: the old directory is moved aside, and a second call finds nothing to do.
+      expect(existsSync(join(varDir, 'ferretdb'))).toBe(false);
+      expect(existsSync(join(varDir, 'ferretdb-1.24-migrated'))).toBe(true);
+      expect(await migrateFromFerretDB124(varDir, process.env.STRATUM_TEST_MONGODB_URI as string)).toBeUndefined();
+    } finally {
+      await target.db(database).dropDatabase();
+      await target.close();
+      rmSync(varDir, { recursive: true, force: true });
+    }
   });
 });
