@@ -1,3 +1,4 @@
+export * from './child';
 export * from './keystone';
 export * from './load';
 export * from './postgres';

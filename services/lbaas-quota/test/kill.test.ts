@@ -1,0 +1,101 @@
+/**
+ * kill -9 of the service in the middle of a burst of consumes: every acknowledged consume is in the store, nothing
+ * more than was sent is, and a restarted service goes on from the stored state (one conditional write per change, so
+ * there is nothing half-written to repair).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { freePort, ROOT, stopChild, waitHealthy } from '@stratum/deploy';
+import { signIdentity } from '@stratum/identity';
+
+jest.setTimeout(120_000);
+
+describe('lbaas-quota killed mid-burst', () => {
+  const secret = randomBytes(24).toString('hex');
+  const database = `t_${randomBytes(6).toString('hex')}`;
+  const service = signIdentity({ userId: 'octavia', projectId: 'service', domainId: 'default', roles: ['service'] }, secret);
+  const admin = () => signIdentity({ userId: 'admin', projectId: 'admin', domainId: 'default', roles: ['admin'] }, secret);
+  let child: ChildProcess | undefined;
+
+  async function startService(port: number): Promise<ChildProcess> {
+    const c = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'services/lbaas-quota/src/server.ts')], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        PORT: String(port),
+        MONGODB_URI: process.env.STRATUM_TEST_MONGODB_URI,
+        MONGODB_DATABASE: database,
+        STRATUM_IDENTITY_SECRET: secret,
+        LOG_LEVEL: 'silent',
+        REDIS_URL: '',
+      },
+      stdio: 'ignore',
+    });
+    await waitHealthy(`http://127.0.0.1:${port}`, c, 'lbaas-quota');
+    return c;
+  }
+
+  afterAll(async () => {
+    if (child) await stopChild(child);
+  });
+
+  it('keeps every acknowledged consume and no more than were sent', async () => {
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    child = await startService(port);
+    const projects = Array.from({ length: 4 }, () => randomBytes(16).toString('hex'));
+    const acknowledged = new Map(projects.map((p) => [p, 0]));
+    const sent = new Map(projects.map((p) => [p, 0]));
+    const consume = async (p: string) => {
+      sent.set(p, (sent.get(p) ?? 0) + 1);
+      try {
+        const r = await fetch(`${base}/v2.0/lbaas/quotas/${p}/usage`, {
+          method: 'POST',
+          headers: { ...service, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ consume: { member: 1 } }),
+        });
+        if (r.status === 200) acknowledged.set(p, (acknowledged.get(p) ?? 0) + 1);
+      } catch {
+        // the connection died with the process: not acknowledged
+      }
+    };
+    // 16 clients consuming in a loop until the process is gone.
+    let running = true;
+    const clients = Array.from({ length: 16 }, async (_, i) => {
+      while (running) await consume(projects[i % projects.length] as string);
+    });
+    const victim = child;
+    // Kill once a few hundred consumes have been acknowledged, in the middle of the burst.
+    for (let i = 0; i < 600 && [...acknowledged.values()].reduce((a, b) => a + b, 0) < 300; i++)
+      await new Promise((r) => setTimeout(r, 25));
+    victim.kill('SIGKILL');
+    await new Promise((r) => victim.once('exit', r));
+    running = false;
+    await Promise.all(clients);
+
+    child = await startService(port);
+    for (const p of projects) {
+      const r = await fetch(`${base}/v2.0/lbaas/quotas/${p}/usage`, { headers: admin() });
+      expect(r.status).toBe(200);
+      const inUse = ((await r.json()) as { usage: { member: { in_use: number } } }).usage.member.in_use;
+      expect(inUse).toBeGreaterThanOrEqual(acknowledged.get(p) as number);
+      expect(inUse).toBeLessThanOrEqual(sent.get(p) as number);
+    }
+    expect([...acknowledged.values()].reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(300);
+    // The restarted service changes the same records on from where they are.
+    const p = projects[0] as string;
+    const before = (
+      (await (await fetch(`${base}/v2.0/lbaas/quotas/${p}/usage`, { headers: admin() })).json()) as {
+        usage: { member: { in_use: number } };
+      }
+    ).usage.member.in_use;
+    await consume(p);
+    const after = (
+      (await (await fetch(`${base}/v2.0/lbaas/quotas/${p}/usage`, { headers: admin() })).json()) as {
+        usage: { member: { in_use: number } };
+      }
+    ).usage.member.in_use;
+    expect(after).toBe(before + 1);
+  });
+});
