@@ -17,15 +17,11 @@ import { MongoClient } from 'mongodb';
 import { Connection } from 'rabbitmq-client';
 import { stopChild, waitHealthy } from '../src/child';
 import { freePort, ROOT } from '../src/store';
+import { rssKiB } from './memory';
 import { startBenchStore } from './store';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const AMQP_URL = process.env.BENCH_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
-
-function rssMiB(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) / 1024 : Number.NaN;
-}
 
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -73,7 +69,7 @@ export async function ingestBench(): Promise<string> {
     const total = rate * seconds;
     const probes: { id: string; sent: number; seen?: number }[] = [];
     const memory: number[] = [];
-    const memTimer = setInterval(() => memory.push(rssMiB(child.pid as number)), 1000);
+    const memTimer = setInterval(() => memory.push(rssKiB(child.pid as number) / 1024), 1000);
     const storeWatch = store.watchMemory();
     let polling = true;
     const poller = (async () => {

@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 
 /** VmRSS of a process in KiB, or 0 when it is gone. */
-function rssKiB(pid: number): number {
+export function rssKiB(pid: number): number {
   try {
     const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return m ? Number(m[1]) : 0;

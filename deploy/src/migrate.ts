@@ -103,15 +103,12 @@ export async function foldRevisionLogs(db: Db): Promise<number> {
 }
 
 /**
- * Copies FerretDB 1.24's SQLite data in `<varDir>/ferretdb` (if there is any) into the store at `targetUri`, then
- * renames the directory to `<varDir>/ferretdb-1.24-migrated`.
- * @returns what was copied, or undefined when there was nothing to migrate.
- * @throws Error when FerretDB 1.24.2 cannot be built or started, or a copy falls short (the old directory is kept).
+ * FerretDB 1.24.2 (built into the cache by deploy/scripts/install-ferretdb-1.24.sh) serving the SQLite files in
+ * `sqliteDir` on a free loopback port, with its state and log in a temporary directory.
+ * @returns its URI, and `stop()`, which also removes the temporary directory.
+ * @throws Error when it cannot be built, or does not answer within 30 s (the log's path is in the message).
  */
-export async function migrateFromFerretDB124(varDir: string, targetUri: string): Promise<MigrationSummary | undefined> {
-  const old = join(varDir, 'ferretdb');
-  if (!existsSync(old) || !readdirSync(old).some((f) => f.endsWith('.sqlite'))) return undefined;
-  log(`${old} holds FerretDB 1.24 data (SQLite); copying it into FerretDB 2.5 (once)`);
+export async function startFerretDB124(sqliteDir: string): Promise<{ uri: string; stop(): Promise<void> }> {
   const bin = execFileSync('sh', [join(ROOT, 'deploy', 'scripts', 'install-ferretdb-1.24.sh')], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -124,7 +121,7 @@ export async function migrateFromFerretDB124(varDir: string, targetUri: string):
     bin,
     [
       '--handler=sqlite',
-      `--sqlite-url=file:${old}/`,
+      `--sqlite-url=file:${sqliteDir}/`,
       `--listen-addr=127.0.0.1:${port}`,
       `--state-dir=${stateDir}`,
       '--telemetry=disable',
@@ -134,9 +131,30 @@ export async function migrateFromFerretDB124(varDir: string, targetUri: string):
     { stdio: ['ignore', fd, fd] },
   );
   const uri = `mongodb://127.0.0.1:${port}/`;
+  await waitForPing(uri, child, logPath, 30_000);
+  return {
+    uri,
+    stop: async () => {
+      await stopChild(child);
+      rmSync(stateDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Copies FerretDB 1.24's SQLite data in `<varDir>/ferretdb` (if there is any) into the store at `targetUri`, then
+ * renames the directory to `<varDir>/ferretdb-1.24-migrated`.
+ * @returns what was copied, or undefined when there was nothing to migrate.
+ * @throws Error when FerretDB 1.24.2 cannot be built or started, or a copy falls short (the old directory is kept).
+ */
+export async function migrateFromFerretDB124(varDir: string, targetUri: string): Promise<MigrationSummary | undefined> {
+  const old = join(varDir, 'ferretdb');
+  if (!existsSync(old) || !readdirSync(old).some((f) => f.endsWith('.sqlite'))) return undefined;
+  log(`${old} holds FerretDB 1.24 data (SQLite); copying it into FerretDB 2.5 (once)`);
+  const old124 = await startFerretDB124(old);
+  const uri = old124.uri;
   let summary: MigrationSummary = {};
   try {
-    await waitForPing(uri, child, logPath, 30_000);
     const src = await MongoClient.connect(uri, EXACT);
     const dst = await MongoClient.connect(targetUri);
     try {
@@ -150,9 +168,8 @@ export async function migrateFromFerretDB124(varDir: string, targetUri: string):
       await dst.close();
     }
   } finally {
-    await stopChild(child);
+    await old124.stop();
   }
-  rmSync(stateDir, { recursive: true, force: true });
   let done = join(varDir, 'ferretdb-1.24-migrated');
   if (existsSync(done)) done = `${done}-${Date.now()}`;
   renameSync(old, done);

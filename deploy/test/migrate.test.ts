@@ -3,15 +3,12 @@
  * it, and migrateFromFerretDB124 copies it into the test store (types, indexes, revision logs folded into their
  * records), once. foldRevisionLogs on its own: a record left behind its log takes the log's newest state.
  */
-import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Db, type Document, Double, Int32, Long, MongoClient } from 'mongodb';
-import { stopChild } from '../src/child';
-import { foldRevisionLogs, migrateFromFerretDB124 } from '../src/migrate';
-import { freePort, ROOT, waitForPing } from '../src/store';
+import { foldRevisionLogs, migrateFromFerretDB124, startFerretDB124 } from '../src/migrate';
 
 jest.setTimeout(240_000);
 
@@ -57,26 +54,10 @@ describe('migrateFromFerretDB124', () => {
     const target = await MongoClient.connect(process.env.STRATUM_TEST_MONGODB_URI as string, { promoteValues: false });
     try {
       // FerretDB 1.24 on SQLite, as earlier versions ran it, with data written through it.
-      const bin = execFileSync('sh', [join(ROOT, 'deploy', 'scripts', 'install-ferretdb-1.24.sh')], { encoding: 'utf8' }).trim();
       mkdirSync(join(varDir, 'ferretdb'));
-      const port = await freePort();
-      const log = join(varDir, 'ferretdb-1.24.log');
-      const old = spawn(
-        bin,
-        [
-          '--handler=sqlite',
-          `--sqlite-url=file:${join(varDir, 'ferretdb')}/`,
-          `--listen-addr=127.0.0.1:${port}`,
-          `--state-dir=${varDir}`,
-          '--telemetry=disable',
-          '--debug-addr=127.0.0.1:0',
-          '--log-level=warn',
-        ],
-        { stdio: ['ignore', openSync(log, 'a'), openSync(log, 'a')] },
-      );
+      const old = await startFerretDB124(join(varDir, 'ferretdb'));
       try {
-        await waitForPing(`mongodb://127.0.0.1:${port}/`, old, log, 30_000);
-        const src = await MongoClient.connect(`mongodb://127.0.0.1:${port}/`);
+        const src = await MongoClient.connect(old.uri);
         const db = src.db(database);
         await db.collection<Document>('events').insertMany([
           {
@@ -95,7 +76,7 @@ describe('migrateFromFerretDB124', () => {
         ]);
         await src.close();
       } finally {
-        await stopChild(old);
+        await old.stop();
       }
 
       const summary = await migrateFromFerretDB124(varDir, process.env.STRATUM_TEST_MONGODB_URI as string);

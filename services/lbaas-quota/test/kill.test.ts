@@ -17,6 +17,7 @@ describe('lbaas-quota killed mid-burst', () => {
   const service = signIdentity({ userId: 'octavia', projectId: 'service', domainId: 'default', roles: ['service'] }, secret);
   const admin = () => signIdentity({ userId: 'admin', projectId: 'admin', domainId: 'default', roles: ['admin'] }, secret);
   let child: ChildProcess | undefined;
+  let baseUrl = '';
 
   async function startService(port: number): Promise<ChildProcess> {
     const c = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'services/lbaas-quota/src/server.ts')], {
@@ -36,13 +37,20 @@ describe('lbaas-quota killed mid-burst', () => {
     return c;
   }
 
+  /** A project's `member` in_use, as the admin reads it. */
+  async function membersInUse(projectId: string): Promise<number> {
+    const r = await fetch(`${baseUrl}/v2.0/lbaas/quotas/${projectId}/usage`, { headers: admin() });
+    expect(r.status).toBe(200);
+    return ((await r.json()) as { usage: { member: { in_use: number } } }).usage.member.in_use;
+  }
+
   afterAll(async () => {
     if (child) await stopChild(child);
   });
 
   it('keeps every acknowledged consume and no more than were sent', async () => {
     const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
+    baseUrl = `http://127.0.0.1:${port}`;
     child = await startService(port);
     const projects = Array.from({ length: 4 }, () => randomBytes(16).toString('hex'));
     const acknowledged = new Map(projects.map((p) => [p, 0]));
@@ -50,7 +58,7 @@ describe('lbaas-quota killed mid-burst', () => {
     const consume = async (p: string) => {
       sent.set(p, (sent.get(p) ?? 0) + 1);
       try {
-        const r = await fetch(`${base}/v2.0/lbaas/quotas/${p}/usage`, {
+        const r = await fetch(`${baseUrl}/v2.0/lbaas/quotas/${p}/usage`, {
           method: 'POST',
           headers: { ...service, 'Content-Type': 'application/json' },
           body: JSON.stringify({ consume: { member: 1 } }),
@@ -76,26 +84,16 @@ describe('lbaas-quota killed mid-burst', () => {
 
     child = await startService(port);
     for (const p of projects) {
-      const r = await fetch(`${base}/v2.0/lbaas/quotas/${p}/usage`, { headers: admin() });
-      expect(r.status).toBe(200);
-      const inUse = ((await r.json()) as { usage: { member: { in_use: number } } }).usage.member.in_use;
+      const inUse = await membersInUse(p);
       expect(inUse).toBeGreaterThanOrEqual(acknowledged.get(p) as number);
       expect(inUse).toBeLessThanOrEqual(sent.get(p) as number);
     }
     expect([...acknowledged.values()].reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(300);
     // The restarted service changes the same records on from where they are.
     const p = projects[0] as string;
-    const before = (
-      (await (await fetch(`${base}/v2.0/lbaas/quotas/${p}/usage`, { headers: admin() })).json()) as {
-        usage: { member: { in_use: number } };
-      }
-    ).usage.member.in_use;
+    const before = await membersInUse(p);
     await consume(p);
-    const after = (
-      (await (await fetch(`${base}/v2.0/lbaas/quotas/${p}/usage`, { headers: admin() })).json()) as {
-        usage: { member: { in_use: number } };
-      }
-    ).usage.member.in_use;
+    const after = await membersInUse(p);
     expect(after).toBe(before + 1);
   });
 });
