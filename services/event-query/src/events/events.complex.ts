@@ -10,20 +10,20 @@ import { type Filter, Long } from 'mongodb';
 import { type EventDoc, encodeTraitName, toInt64 } from './events.model';
 import { bad, type Cond, mergeAnd } from './events.query';
 
-/** Comparison operators, lower-cased, with Ceilometer's aliases `=<` and `=>`. */
-const COMPLEX_OPS: Record<string, string> = {
-  '=': '$eq',
-  '!=': '$ne',
-  '<': '$lt',
-  '<=': '$lte',
-  '=<': '$lte',
-  '>': '$gt',
-  '>=': '$gte',
-  '=>': '$gte',
-  '=~': '$regex',
-  in: '$in',
-};
-const COMPLEX_OP_NAMES = [...Object.keys(COMPLEX_OPS), 'and', 'or', 'not'];
+/** Comparison operators, lower-cased, with Ceilometer's aliases `=<` and `=>` (a Map: operators are client-named). */
+const COMPLEX_OPS = new Map([
+  ['=', '$eq'],
+  ['!=', '$ne'],
+  ['<', '$lt'],
+  ['<=', '$lte'],
+  ['=<', '$lte'],
+  ['>', '$gt'],
+  ['>=', '$gte'],
+  ['=>', '$gte'],
+  ['=~', '$regex'],
+  ['in', '$in'],
+]);
+const COMPLEX_OP_NAMES = [...COMPLEX_OPS.keys(), 'and', 'or', 'not'];
 /** Nesting and size bounds: a hostile filter cannot cost unbounded work to translate or to run. */
 const MAX_DEPTH = 16;
 const MAX_NODES = 256;
@@ -217,7 +217,7 @@ export function translateComplexFilter(expr: unknown, ctx: ComplexQueryContext):
       return op === 'and' ? mergeAnd(...parts) : { $or: parts };
     }
     if (op === 'not') return { $nor: [walk(arg, depth + 1)] };
-    const mongoOp = COMPLEX_OPS[op];
+    const mongoOp = COMPLEX_OPS.get(op);
     if (!mongoOp) throw filterError(`operator ${opRaw} is not supported; supported operators are ${COMPLEX_OP_NAMES.join(' ')}`);
     if (arg === null || typeof arg !== 'object' || Array.isArray(arg) || arg instanceof Long) {
       throw filterError(`${opRaw} needs an object {field: value}`);
@@ -226,6 +226,7 @@ export function translateComplexFilter(expr: unknown, ctx: ComplexQueryContext):
     if (fields.length !== 1) throw filterError(`${opRaw} must compare exactly one field, got ${fields.length}`);
     const field = fields[0] as string;
     if (field.trim() === '') throw filterError('empty field name');
+    if (field.includes('\u0000')) throw filterError(`field name ${JSON.stringify(field)} contains NUL`);
     const { path, kind } = fieldPath(field);
     const raw = (arg as Record<string, unknown>)[field];
     if (op === 'in') {

@@ -81,7 +81,8 @@ export function scopeOf(traits: readonly Trait[]): string | null {
 export function toEventDoc(event: Event): EventDoc {
   const generated = canonicalTimestamp(event.generated);
   if (!generated) throw new Error(`generated is not a timestamp: ${event.generated}`);
-  const t: EventDoc['t'] = {};
+  // No prototype: a trait named `__proto__` is then an own field like any other, not a prototype change.
+  const t: EventDoc['t'] = Object.create(null);
   for (const trait of event.traits) t[encodeTraitName(trait.name)] = typedTraitValue(trait);
   const resource = event.traits.find((x) => x.name === 'resource_id');
   return {

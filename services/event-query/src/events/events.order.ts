@@ -3,13 +3,13 @@
  */
 import { bad, type Cond } from './events.query';
 
-/** Sort keys accepted in `orderby` and `sort`, mapped to stored fields. */
-const ORDER_FIELDS: Record<string, string> = {
-  timestamp: 'generated',
-  generated: 'generated',
-  message_id: '_id',
-  event_type: 'event_type',
-};
+/** Sort keys accepted in `orderby`, mapped to stored fields (a Map: the keys are client-named). */
+const ORDER_FIELDS = new Map([
+  ['timestamp', 'generated'],
+  ['generated', 'generated'],
+  ['message_id', '_id'],
+  ['event_type', 'event_type'],
+]);
 
 export type SortSpec = [string, 1 | -1][];
 
@@ -27,8 +27,8 @@ export function translateOrderBy(orderby: unknown): SortSpec {
       throw fail(`${JSON.stringify(item)} is not a {field: direction} object`);
     }
     const [field, dir] = Object.entries(item as Record<string, unknown>)[0] as [string, unknown];
-    const path = ORDER_FIELDS[field];
-    if (!path) throw fail(`cannot order by ${field}; sortable fields are ${Object.keys(ORDER_FIELDS).join(', ')}`);
+    const path = ORDER_FIELDS.get(field);
+    if (!path) throw fail(`cannot order by ${field}; sortable fields are ${[...ORDER_FIELDS.keys()].join(', ')}`);
     if (typeof dir !== 'string' || !/^(asc|desc)$/i.test(dir)) throw fail(`'${String(dir)}' does not match '(?i)^asc$|^desc$'`);
     if (out.some(([k]) => k === path)) throw fail(`${field} is ordered twice`);
     out.push([path, dir.toLowerCase() === 'desc' ? -1 : 1]);
@@ -37,7 +37,7 @@ export function translateOrderBy(orderby: unknown): SortSpec {
 }
 
 /** Sort keys of `GET /v2/events?sort=key:dir` (Panko's two plus event_type), mapped to stored fields. */
-const { timestamp: _ceilometerOnly, ...LIST_SORT_KEYS } = ORDER_FIELDS;
+const LIST_SORT_KEYS = new Map([...ORDER_FIELDS].filter(([key]) => key !== 'timestamp'));
 
 /**
  * Translates Panko's `sort` parameters (`key[:dir]`, repeatable); none → `generated asc` (Panko's default, with
@@ -48,7 +48,7 @@ export function translateListSort(sort: string[]): SortSpec {
   const spec: SortSpec = [];
   for (const s of sort) {
     const [key = '', dir = 'asc', ...extra] = s.split(':');
-    const path = LIST_SORT_KEYS[key];
+    const path = LIST_SORT_KEYS.get(key);
     const help =
       "the sort parameter should be a pair of sort key and sort dir combined with ':', or only sort key specified and sort dir will be default 'asc'";
     if (!path || extra.length > 0) {

@@ -76,13 +76,28 @@ const MONGO_OP: Record<Op, string> = { lt: '$lt', le: '$lte', eq: '$eq', ne: '$n
 /**
  * Special fields and the operators each accepts. Panko accepts only the first; `eq` is accepted as well on the
  * timestamps because python-pankoclient always sends `q.op=eq` (bug 1711997), where it means the same bound.
+ * A Map: `q.field` is client-named, and `constructor` or `toString` are trait names, not special fields.
  */
-const SPECIAL_OPS: Record<string, readonly Op[]> = {
-  event_type: ['eq'],
-  message_id: ['eq'],
-  start_timestamp: ['ge', 'eq'],
-  end_timestamp: ['le', 'eq'],
-};
+const SPECIAL_OPS = new Map<string, readonly Op[]>([
+  ['event_type', ['eq']],
+  ['message_id', ['eq']],
+  ['start_timestamp', ['ge', 'eq']],
+  ['end_timestamp', ['le', 'eq']],
+]);
+
+/**
+ * Checks a trait name a client gives (in `q.field`, a complex filter, a path): any characters but NUL, which no
+ * document field name can hold (BSON names are NUL-terminated); the name must not be empty.
+ * @param what how the error names the input, e.g. `q.field`.
+ * @throws AppError 400.
+ */
+export function checkTraitName(name: string, what: string): string {
+  if (name === '') throw bad(`Invalid input for field/attribute ${what}. Value: ''. A trait name cannot be empty.`);
+  if (name.includes('\u0000')) {
+    throw bad(`Invalid input for field/attribute ${what}. Value: ${JSON.stringify(name)}. A trait name cannot contain NUL.`);
+  }
+  return name;
+}
 
 function timestampOrFail(value: string): string {
   const ts = canonicalTimestamp(value);
@@ -156,7 +171,8 @@ export function translateSimpleQuery(q: SimpleQuery[], isAdmin: boolean): Simple
     if (!OPS.includes(op)) {
       throw bad(`Operator ${item.op} is not supported. The supported operators are: ('lt', 'le', 'eq', 'ne', 'ge', 'gt')`);
     }
-    const allowed = SPECIAL_OPS[item.field];
+    checkTraitName(item.field, 'q.field');
+    const allowed = SPECIAL_OPS.get(item.field);
     if (allowed && !allowed.includes(op)) {
       throw bad(`Operator ${op} is not supported. Only \`${allowed[0]}' operator is available for field ${item.field}`);
     }

@@ -11,7 +11,7 @@ import { translateComplexFilter } from './events.complex';
 import { type EventDoc, encodeTraitName, type StoredEvent, traitsOf } from './events.model';
 import { afterMarker, type SortSpec, translateListSort, translateOrderBy, withTiebreak } from './events.order';
 import { canSee, nameableProject, visibilityFilter } from './events.policy';
-import { mergeAnd, type SimpleQuery, translateSimpleQuery } from './events.query';
+import { checkTraitName, mergeAnd, type SimpleQuery, translateSimpleQuery } from './events.query';
 import type { EventsRepository, TraitDescription } from './events.repository';
 
 export interface EventLimits {
@@ -124,6 +124,7 @@ export class EventsService {
   /**
    * `GET /v2/event_types/{type}/traits/{name}`: the trait's values across the visible events of that type, in time
    * order, paged like the list (Panko returned every instance unbounded).
+   * @throws AppError 400 for an empty name or one with NUL (no stored trait can have it).
    */
   async traitValues(
     identity: Identity,
@@ -131,6 +132,7 @@ export class EventsService {
     name: string,
     o: { limit?: number; marker?: string; allTenants: boolean },
   ): Promise<Page<Trait>> {
+    checkTraitName(name, 'trait name');
     const filter = { event_type: eventType, [`t.${encodeTraitName(name)}`]: { $exists: true } } as Filter<EventDoc>;
     const page = await this.page(identity, filter, o.allTenants, withTiebreak([['generated', 1]]), this.limitOf(o.limit), o.marker);
     const rows = page.rows.flatMap((doc) => traitsOf(doc).filter((t) => t.name === name));
