@@ -90,6 +90,8 @@ export interface TestStackOptions {
   gatewayEnv?: Record<string, string>;
   /** The gateway's logger (default: silent), e.g. one writing to a stream a test reads. */
   gatewayLogger?: Logger;
+  /** The event-query service's logger (default: silent), e.g. one writing to a stream a test reads. */
+  eventLogger?: Logger;
 }
 
 /** Starts the stack on the test FerretDB (STRATUM_TEST_MONGODB_URI, set by the integration global setup). */
@@ -108,7 +110,7 @@ export async function startTestStack(opts: TestStackOptions = {}): Promise<TestS
   };
   const logger = pino({ level: 'silent' });
 
-  const eq = await eventQuery.createDeps(eventQuery.loadConfig({ ...common, ...opts.eventEnv }), logger);
+  const eq = await eventQuery.createDeps(eventQuery.loadConfig({ ...common, ...opts.eventEnv }), opts.eventLogger ?? logger);
   const lb = await lbaasQuota.createDeps(lbaasQuota.loadConfig({ ...common, ...opts.lbaasEnv }), logger);
   const dq = await domainQuota.createDeps(domainQuota.loadConfig({ ...common, ...opts.domainEnv }), logger);
   const eqSrv = await listen(eventQuery.buildApp(eq));

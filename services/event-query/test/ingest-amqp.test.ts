@@ -4,9 +4,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { ROOT } from '@stratum/deploy';
 import { ALL_TENANTS, Bus, ingestEnv, startTestStack, suffix, type TestStack, tokenOf, uuid, waitFor } from '@stratum/testing';
 import { EVENTS_FORWARD_EXCHANGE } from '@stratum/traits';
+import pino from 'pino';
 import request from 'supertest';
 import { computeSignature } from '../src';
 
@@ -24,6 +26,14 @@ let stack: TestStack;
 let bus: Bus;
 const queue = `stratum.test.${suffix()}`;
 const forwarded = `${queue}.forwarded`;
+/** The event service's log lines (JSON), for the drops it must report. */
+const logLines: Record<string, unknown>[] = [];
+const logSink = new Writable({
+  write(chunk, _enc, done) {
+    for (const line of String(chunk).split('\n')) if (line) logLines.push(JSON.parse(line));
+    done();
+  },
+});
 
 beforeAll(async () => {
   bus = new Bus();
@@ -33,6 +43,7 @@ beforeAll(async () => {
   await bus.connection.queueBind({ queue: forwarded, exchange: EVENTS_FORWARD_EXCHANGE, routingKey: 'identity.project.*' });
   stack = await startTestStack({
     eventEnv: ingestEnv(queue, { INGEST_TOPICS: 'notifications,versioned_notifications', TELEMETRY_SECRET: 'telemetry-secret' }),
+    eventLogger: pino({ level: 'warn' }, logSink),
   });
 });
 
@@ -118,6 +129,85 @@ describe('AMQP ingestion', () => {
     expect(dead[0]?.body).toBe('this is not JSON');
     expect(dead[2]?.headers['x-original-exchange']).toBe('nova');
     expect(await stored(id)).toBe(false);
+  });
+
+  describe('odd messages: never dropped silently', () => {
+    const note = (over: Record<string, unknown>) => ({
+      message_id: uuid(),
+      event_type: 'compute.instance.update',
+      publisher_id: 'compute.h',
+      priority: 'INFO',
+      timestamp: '2026-11-21 12:00:00.000000',
+      payload: { tenant_id: CAPTURED_PROJECT, instance_id: uuid(), password: 'hunter2' },
+      _context_auth_token: 'secret-token',
+      ...over,
+    });
+    const envelope = (version: unknown, msg: unknown) => JSON.stringify({ 'oslo.version': version, 'oslo.message': JSON.stringify(msg) });
+
+    it('dead-letters envelopes of another version and payloads that are not objects, with the reason', async () => {
+      const [v9, v21, str, list, num] = [
+        note({}),
+        note({}),
+        note({ payload: 'a string' }),
+        note({ payload: [1, 2] }),
+        note({ payload: 7 }),
+      ];
+      await bus.publish('nova', 'notifications.info', envelope('9.0', v9));
+      await bus.publish('nova', 'notifications.info', envelope('2.1', v21));
+      for (const m of [str, list, num]) await bus.publish('nova', 'notifications.info', JSON.stringify(m));
+      await waitFor('five dead letters', async () => (await bus.count(`${queue}.dead`)) === 5);
+      const dead = await bus.drain(`${queue}.dead`);
+      expect(dead.map((d) => d.headers['x-stratum-reason'])).toEqual([
+        'unsupported oslo.version "9.0": this endpoint reads envelope 2.0',
+        'unsupported oslo.version "2.1": this endpoint reads envelope 2.0',
+        'not a notification: payload is a string, not a JSON object',
+        'not a notification: payload is a list, not a JSON object',
+        'not a notification: payload is a number, not a JSON object',
+      ]);
+      for (const m of [v9, v21, str, list, num]) expect(await stored(m.message_id)).toBe(false);
+      const line = logLines.find((l) => l.msg === 'notification dead-lettered' && l.message_id === v9.message_id);
+      expect(line).toMatchObject({
+        level: 40,
+        event_type: 'compute.instance.update',
+        exchange: 'nova',
+        reason: expect.stringMatching(/^unsupported/),
+      });
+    });
+
+    it('counts and logs what Ceilometer consumes without an event: DEBUG, AUDIT, WARN, SAMPLE and unknown priorities', async () => {
+      const before = { ...stack.eventDeps.consumer?.stats.dropped };
+      const msgs = ['DEBUG', 'AUDIT', 'WARN', 'SAMPLE', 'CRITICAL', 'BOGUS'].map((priority) => note({ priority }));
+      const control = note({});
+      for (const m of [...msgs, control]) await bus.publish('nova', 'notifications.info', envelope('2.0', m));
+      await waitFor('the control event', () => stored(control.message_id));
+      await waitFor('six drops', async () => {
+        const now = stack.eventDeps.consumer?.stats.dropped;
+        return (now?.priority ?? 0) - (before.priority ?? 0) === 5 && (now?.unknown_priority ?? 0) - (before.unknown_priority ?? 0) === 1;
+      });
+      for (const m of msgs) expect(await stored(m.message_id)).toBe(false);
+      const lines = logLines.filter((l) => l.msg === 'notification dropped: Ceilometer makes no event of it');
+      const debug = lines.find((l) => l.message_id === msgs[0]?.message_id);
+      expect(debug).toEqual({
+        level: 40,
+        time: expect.any(Number),
+        pid: expect.any(Number),
+        hostname: expect.any(String),
+        exchange: 'nova',
+        routingKey: 'notifications.info',
+        message_id: msgs[0]?.message_id,
+        event_type: 'compute.instance.update',
+        kind: 'priority',
+        reason: 'priority DEBUG is not converted into events (only INFO and ERROR)',
+        msg: 'notification dropped: Ceilometer makes no event of it',
+      });
+      expect(lines.find((l) => l.message_id === msgs[5]?.message_id)).toMatchObject({
+        kind: 'unknown_priority',
+        reason: 'unknown priority "BOGUS"',
+      });
+      const text = JSON.stringify(logLines);
+      expect(text).not.toContain('hunter2');
+      expect(text).not.toContain('secret-token');
+    });
   });
 
   it("accepts Ceilometer's notifier:// output when message_signature is valid, and dead-letters a forged one", async () => {

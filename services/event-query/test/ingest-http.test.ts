@@ -5,16 +5,26 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { ROOT } from '@stratum/deploy';
 import { startTestStack, type TestStack, tokenOf, uuid } from '@stratum/testing';
+import pino from 'pino';
 import request from 'supertest';
 import { computeSignature, EventsRepository, expireEvents } from '../src';
 
 jest.setTimeout(60_000);
 
 let stack: TestStack;
+/** The event service's log lines (JSON). */
+const logLines: Record<string, unknown>[] = [];
+const logSink = new Writable({
+  write(chunk, _enc, done) {
+    for (const line of String(chunk).split('\n')) if (line) logLines.push(JSON.parse(line));
+    done();
+  },
+});
 beforeAll(async () => {
-  stack = await startTestStack({ eventEnv: { TELEMETRY_SECRET: 'telemetry-secret' } });
+  stack = await startTestStack({ eventEnv: { TELEMETRY_SECRET: 'telemetry-secret' }, eventLogger: pino({ level: 'warn' }, logSink) });
 });
 afterAll(() => stack.close());
 
@@ -50,7 +60,7 @@ describe('POST /v2/ingest/events (Ceilometer http:// publisher)', () => {
       .set('Content-Type', 'application/json')
       .send(text);
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ stored: 2, duplicates: 0 });
+    expect(r.body).toEqual({ stored: 2, duplicates: 0, dropped: [] });
     const e = await request(stack.gateway).get(`/v2/events/${events[0]?.message_id}`).set(tokenOf(stack, 'memberA'));
     expect(e.body.traits).toEqual([
       { name: 'service', type: 'String', value: 'compute' },
@@ -59,7 +69,7 @@ describe('POST /v2/ingest/events (Ceilometer http:// publisher)', () => {
       { name: 'load', type: 'float', value: '0.25' },
       { name: 'launched_at', type: 'datetime', value: '2026-11-21T12:20:00.000000' },
     ]);
-    expect((await ingest(events)).body).toEqual({ stored: 0, duplicates: 2 });
+    expect((await ingest(events)).body).toEqual({ stored: 0, duplicates: 2, dropped: [] });
   });
 
   it('accepts one event object (batch=False), notifications, and Basic credentials (the publisher cannot send X-Auth-Token)', async () => {
@@ -79,7 +89,7 @@ describe('POST /v2/ingest/events (Ceilometer http:// publisher)', () => {
       timestamp: '2026-11-21 12:00:00.5',
       payload: { port: { id: 'p1', name: 'n' } },
     };
-    expect((await ingest([note])).body).toEqual({ stored: 1, duplicates: 0 });
+    expect((await ingest([note])).body).toEqual({ stored: 1, duplicates: 0, dropped: [] });
   });
 
   it('is all or nothing, and lists every reason', async () => {
@@ -90,6 +100,50 @@ describe('POST /v2/ingest/events (Ceilometer http:// publisher)', () => {
       /^Nothing was stored\. records\[1\]: .*unparsable generated noon; records\[2\]: .*trait 0 is not \[name, dtype 1-4, value\]; records\[3\]: /,
     );
     expect((await request(stack.gateway).get(`/v2/events/${good.message_id}`).set(tokenOf(stack, 'admin'))).status).toBe(404);
+  });
+
+  it('refuses an envelope of another version and a payload that is not an object; reports what it drops', async () => {
+    const note = (over: Record<string, unknown> = {}) => ({
+      message_id: uuid(),
+      event_type: 'compute.instance.update',
+      priority: 'INFO',
+      publisher_id: 'compute.h',
+      timestamp: '2026-11-21 12:00:00',
+      payload: { tenant_id: stack.projectA },
+      ...over,
+    });
+    const envelope = (version: string, m: unknown) => ({ 'oslo.version': version, 'oslo.message': JSON.stringify(m) });
+    const cases: [unknown, string][] = [
+      [envelope('9.0', note()), 'unsupported oslo.version "9.0": this endpoint reads envelope 2.0'],
+      [{ 'oslo.message': JSON.stringify(note()) }, 'not an oslo envelope: oslo.version and oslo.message go together'],
+      [note({ payload: 'a string' }), 'not a notification: payload is a string, not a JSON object'],
+      [note({ payload: null }), 'not a notification: payload is a null, not a JSON object'],
+      [note({ priority: 3 }), 'not a notification: priority is a number'],
+    ];
+    for (const [record, reason] of cases) {
+      const r = await ingest([record]);
+      expect({ status: r.status, faultstring: r.body.error_message?.faultstring }).toEqual({
+        status: 400,
+        faultstring: `Nothing was stored. records[0]: ${reason}`,
+      });
+    }
+    const [debug, bogus, good] = [note({ priority: 'DEBUG' }), note({ priority: 'bogus' }), note()];
+    const r = await ingest([debug, envelope('2.0', bogus), good]);
+    expect(r.body).toEqual({
+      stored: 1,
+      duplicates: 0,
+      dropped: ['records[0]: priority DEBUG is not converted into events (only INFO and ERROR)', 'records[1]: unknown priority "bogus"'],
+    });
+    const status = async (id: string) =>
+      (await request(stack.gateway).get(`/v2/events/${id}?all_tenants=true`).set(tokenOf(stack, 'admin'))).status;
+    expect([await status(debug.message_id), await status(bogus.message_id), await status(good.message_id)]).toEqual([404, 404, 200]);
+    const line = logLines.find((l) => l.message_id === debug.message_id);
+    expect(line).toMatchObject({
+      level: 40,
+      kind: 'priority',
+      event_type: 'compute.instance.update',
+      msg: 'notification dropped: Ceilometer makes no event of it',
+    });
   });
 
   it('checks a message_signature that is present', async () => {

@@ -9,6 +9,9 @@
  *   prefetch window bounds memory and RabbitMQ keeps the rest;
  * - a message that cannot be converted is published (with confirms) to the dead-letter queue with the reason in
  *   the `x-stratum-reason` header, and only then acknowledged;
+ * - a well-formed notification Ceilometer would drop (a priority other than info/error, an unknown priority, an
+ *   unmatched type with EVENT_DROP_UNMATCHED) is acknowledged, counted in `stats.dropped` by kind and logged at warn
+ *   with its message_id, event_type and the reason (never its payload): nothing is dropped silently;
  * - rabbitmq-client reconnects and re-declares the topology after a broker restart; unacknowledged messages are
  *   redelivered and deduplicated on message_id;
  * - `close` stops taking messages, flushes the open batch and waits for in-flight ones.
@@ -18,7 +21,7 @@ import type { Event } from '@stratum/traits';
 import type { Logger } from 'pino';
 import { type AsyncMessage, type Connection, type Consumer, ConsumerStatus, type Publisher } from 'rabbitmq-client';
 import type { IngestService } from './ingest.service';
-import { type DecodeOptions, decodeRecord, parseRecord, RejectedRecord } from './notification';
+import { type DecodeOptions, DROP_KINDS, type DropKind, decodeRecord, describeRecord, parseRecord, RejectedRecord } from './notification';
 
 export interface AmqpIngestOptions {
   /** Durable queue the consumer reads. */
@@ -46,7 +49,10 @@ export interface ConsumerStats {
   received: number;
   stored: number;
   duplicates: number;
+  /** Messages acknowledged without an event (the sum of `dropped`). */
   ignored: number;
+  /** Those messages by why they were dropped (notification.ts DropKind). */
+  dropped: Record<DropKind, number>;
   deadLettered: number;
   storeRetries: number;
 }
@@ -63,7 +69,16 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 class ShuttingDown extends Error {}
 
 export class NotificationConsumer {
-  readonly stats: ConsumerStats = { ready: 0, received: 0, stored: 0, duplicates: 0, ignored: 0, deadLettered: 0, storeRetries: 0 };
+  readonly stats: ConsumerStats = {
+    ready: 0,
+    received: 0,
+    stored: 0,
+    duplicates: 0,
+    ignored: 0,
+    dropped: Object.fromEntries(DROP_KINDS.map((k) => [k, 0])) as Record<DropKind, number>,
+    deadLettered: 0,
+    storeRetries: 0,
+  };
   private consumer?: Consumer;
   private dlq?: Publisher;
   private open: Pending[] = [];
@@ -122,16 +137,22 @@ export class NotificationConsumer {
     this.stats.received++;
     const body = Buffer.isBuffer(msg.body) ? msg.body : Buffer.from(typeof msg.body === 'string' ? msg.body : JSON.stringify(msg.body));
     let events: Event[];
+    let parsed: unknown;
     try {
-      const decoded = decodeRecord(parseRecord(body), this.decode);
-      if (decoded.ignored) {
+      parsed = parseRecord(body);
+      const decoded = decodeRecord(parsed, this.decode);
+      if (decoded.dropped) {
         this.stats.ignored++;
-        this.logger.debug({ reason: decoded.ignored }, 'notification ignored');
+        this.stats.dropped[decoded.dropped.kind]++;
+        this.logger.warn(
+          { ...this.where(msg, parsed), kind: decoded.dropped.kind, reason: decoded.dropped.reason },
+          'notification dropped: Ceilometer makes no event of it',
+        );
       }
       events = decoded.events;
     } catch (err) {
       if (!(err instanceof RejectedRecord)) throw err;
-      await this.deadLetter(msg, body, err.message);
+      await this.deadLetter(msg, body, err.message, parsed);
       return ConsumerStatus.ACK;
     }
     if (events.length === 0) return ConsumerStatus.ACK;
@@ -139,7 +160,7 @@ export class NotificationConsumer {
       await new Promise<void>((resolve, reject) => this.enqueue({ events, resolve, reject }));
     } catch (err) {
       if (err instanceof RejectedRecord) {
-        await this.deadLetter(msg, body, err.message);
+        await this.deadLetter(msg, body, err.message, parsed);
         return ConsumerStatus.ACK;
       }
       return ConsumerStatus.REQUEUE;
@@ -147,7 +168,20 @@ export class NotificationConsumer {
     return ConsumerStatus.ACK;
   }
 
-  private async deadLetter(msg: AsyncMessage, body: Buffer, reason: string): Promise<void> {
+  /** What a log line says of a message: where it came from and its ids (never its payload). */
+  private where(msg: AsyncMessage, parsed: unknown, body?: Buffer): Record<string, unknown> {
+    let record = parsed;
+    if (record === undefined && body) {
+      try {
+        record = JSON.parse(body.toString('utf8')); // refused while parsing (e.g. its envelope): its ids still help
+      } catch {
+        // not JSON: nothing to name it by
+      }
+    }
+    return { exchange: msg.exchange, routingKey: msg.routingKey, ...describeRecord(record) };
+  }
+
+  private async deadLetter(msg: AsyncMessage, body: Buffer, reason: string, parsed: unknown): Promise<void> {
     await this.dlq?.send(
       {
         routingKey: this.opts.deadLetterQueue,
@@ -159,7 +193,7 @@ export class NotificationConsumer {
       body,
     );
     this.stats.deadLettered++;
-    this.logger.warn({ reason, exchange: msg.exchange, routingKey: msg.routingKey }, 'notification dead-lettered');
+    this.logger.warn({ ...this.where(msg, parsed, body), reason: reason.slice(0, 1000) }, 'notification dead-lettered');
   }
 
   private enqueue(p: Pending): void {

@@ -108,7 +108,10 @@ describe('event definitions', () => {
       'tenant_id',
     ]);
     const dropping = EventConverter.fromYaml('[]', { dropUnmatched: true });
-    expect(decodeRecord(note({}), { converter: dropping })).toEqual({ events: [], ignored: 'no definition matches x.y' });
+    expect(decodeRecord(note({}), { converter: dropping })).toEqual({
+      events: [],
+      dropped: { kind: 'unmatched', reason: 'no definition matches x.y' },
+    });
   });
 
   it('runs the plugins: split, bitfield, timedelta, map', () => {
@@ -144,7 +147,7 @@ describe('event definitions', () => {
     expect(() => decodeRecord(note({ timestamp: 'yesterday' }), { converter: conv })).toThrow(/timestamp/);
     expect(decodeRecord(note({ priority: 'WARN' }), { converter: conv })).toEqual({
       events: [],
-      ignored: 'priority WARN is not converted into events',
+      dropped: { kind: 'priority', reason: 'priority WARN is not converted into events (only INFO and ERROR)' },
     });
     for (const bad of [
       "- event_type: '*'\n  traits:\n    n: {type: integer, fields: payload.n}\n",

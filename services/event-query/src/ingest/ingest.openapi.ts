@@ -37,7 +37,9 @@ const IngestRecord = z
         payload: z.unknown(),
       })
       .describe('An oslo.messaging notification'),
-    z.object({ 'oslo.version': z.literal('2.0'), 'oslo.message': z.string() }).describe('A notification in the oslo 2.0 envelope'),
+    z
+      .object({ 'oslo.version': z.string(), 'oslo.message': z.string() })
+      .describe('A notification in the oslo 2.0 envelope (`oslo.version` 2.0; another major version is refused, as oslo.messaging does)'),
   ])
   .meta({ id: 'IngestRecord' });
 
@@ -45,7 +47,17 @@ export const IngestBody = z
   .union([z.array(IngestRecord), IngestRecord])
   .meta({ id: 'IngestBody', description: 'An array of records (`batch=True`, the default) or one record' });
 
-const IngestResult = z.object({ stored: z.int().min(0), duplicates: z.int().min(0) }).meta({ id: 'IngestResult' });
+const IngestResult = z
+  .object({
+    stored: z.int().min(0),
+    duplicates: z.int().min(0),
+    dropped: z
+      .array(z.string())
+      .describe(
+        '`records[i]: <reason>` for each notification Ceilometer makes no event of (a priority other than INFO/ERROR, an unmatched type when dropped)',
+      ),
+  })
+  .meta({ id: 'IngestResult' });
 
 /** Routes of ingest.router.ts. */
 export function ingestRoutes(): RouteConfig[] {
@@ -60,7 +72,10 @@ export function ingestRoutes(): RouteConfig[] {
         'duplicate message_id is not stored again. The token may also come as the HTTP Basic password.',
       request: { body: { required: true, content: { 'application/json': { schema: IngestBody } } } },
       responses: {
-        200: { description: 'Stored and duplicate counts', content: { 'application/json': { schema: IngestResult } } },
+        200: {
+          description: 'Stored and duplicate counts, and the notifications dropped with their reasons',
+          content: { 'application/json': { schema: IngestResult } },
+        },
         ...pankoErrors({ 400: 'Missing body, or records that cannot be converted (`records[i]: …`)', 403: 'Not an admin' }),
       },
     },

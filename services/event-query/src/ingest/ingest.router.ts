@@ -4,15 +4,18 @@
  * oslo envelope are accepted too and converted with the definitions file.
  *
  * All or nothing: if any record cannot be converted, nothing is stored and the 400 lists every reason
- * (`records[i]: …`). Answers 200 `{"stored": n, "duplicates": m}`; a duplicate message_id is not stored again.
+ * (`records[i]: …`). Answers 200 `{"stored": n, "duplicates": m, "dropped": [...]}`; a duplicate message_id is not
+ * stored again; `dropped` lists the notifications Ceilometer makes no event of (`records[i]: <reason>`: a priority
+ * other than INFO/ERROR, an unknown priority, an unmatched type with EVENT_DROP_UNMATCHED), each also logged at warn.
  * Admin only (ingest.policy.ts), 403 otherwise; 503 when the store is down (the publisher may retry).
  */
 import { AppError, identityOf, methodNotAllowed } from '@stratum/http-kit';
 import type { Event } from '@stratum/traits';
 import { type Request, type Response, Router } from 'express';
+import type { Logger } from 'pino';
 import { canIngest } from './ingest.policy';
 import type { IngestService } from './ingest.service';
-import { type DecodeOptions, decodeRecord, RejectedRecord } from './notification';
+import { type DecodeOptions, decodeRecord, describeRecord, RejectedRecord } from './notification';
 import { mayHoldInexactNumbers, parsePyJson } from './python';
 
 export const INGEST_PATH = '/v2/ingest/events';
@@ -36,9 +39,19 @@ export function ingestRouter(ingest: IngestService, decode: DecodeOptions): Rout
     const records = Array.isArray(body) ? body : [body];
     const events: Event[] = [];
     const reasons: string[] = [];
+    const dropped: string[] = [];
+    const log = (req as Request & { log?: Logger }).log;
     records.forEach((rec, i) => {
       try {
-        events.push(...decodeRecord(rec, decode).events);
+        const decoded = decodeRecord(rec, decode);
+        events.push(...decoded.events);
+        if (decoded.dropped) {
+          dropped.push(`records[${i}]: ${decoded.dropped.reason}`);
+          log?.warn(
+            { ...describeRecord(rec), kind: decoded.dropped.kind, reason: decoded.dropped.reason },
+            'notification dropped: Ceilometer makes no event of it',
+          );
+        }
       } catch (err) {
         if (!(err instanceof RejectedRecord)) throw err;
         reasons.push(`records[${i}]: ${err.message}`);
@@ -47,7 +60,7 @@ export function ingestRouter(ingest: IngestService, decode: DecodeOptions): Rout
     if (reasons.length > 0) throw new AppError(400, `Nothing was stored. ${reasons.join('; ')}`);
     try {
       const result = await ingest.store(events);
-      res.json(result);
+      res.json({ ...result, dropped });
     } catch (err) {
       if (err instanceof RejectedRecord) throw new AppError(400, `Nothing was stored. ${err.message}`);
       throw err;
