@@ -154,17 +154,17 @@ export async function domainQuotaBench(
       domainId: 'default',
       roles: ['admin', 'member', 'reader'],
     };
-    const viaGateway = () => ({ 'X-Auth-Token': admin });
-    // Signed per request: a signature is valid for a minute only.
-    const direct = () => signIdentity(cloudAdmin, secret);
+    const viaGateway = (_method: string, _path: string, _body?: string) => ({ 'X-Auth-Token': admin });
+    // Signed per request: a signature is bound to its method, path and body, and good for seconds.
+    const direct = (method: string, url: string, body?: string) => signIdentity(cloudAdmin, secret, { method, url, body });
     const json = (h: Record<string, string>) => ({ ...h, 'Content-Type': 'application/json' });
 
     let gets = 0;
-    const getRequest = (headers: () => Record<string, string>) => (): BenchRequest => ({
-      method: 'GET',
-      path: `/v3/domain_quotas/${departments[gets++ % departments.length]}`,
-      headers: headers(),
-    });
+    type Headers = typeof direct;
+    const getRequest = (headers: Headers) => (): BenchRequest => {
+      const path = `/v3/domain_quotas/${departments[gets++ % departments.length]}`;
+      return { method: 'GET', path, headers: headers('GET', path) };
+    };
 
     // C2: the (department, region) pairs in turn. A pair always edits the same 1–3 items and alternates them between
     // `high` (even rounds over the pairs) and `low` (odd rounds), starting from the loaded `low`.
@@ -183,14 +183,16 @@ export async function domainQuotaBench(
       return { domainId: d, region, edit };
     };
     let patches = 0;
-    const patchRequest = (headers: () => Record<string, string>) => {
+    const patchRequest = (headers: Headers) => {
       // runScenario builds autocannon's template from one extra call that is never sent; it must not use up a turn,
       // or that pair's next PATCH would set the values it already has.
       let template = true;
       return (): BenchRequest => {
         const { domainId, edit } = patchBody(template ? patches : patches++);
         template = false;
-        return { method: 'PATCH', path: `/v3/domain_quotas/${domainId}`, headers: json(headers()), body: JSON.stringify({ domain: edit }) };
+        const path = `/v3/domain_quotas/${domainId}`;
+        const body = JSON.stringify({ domain: edit });
+        return { method: 'PATCH', path, headers: json(headers('PATCH', path, body)), body };
       };
     };
 
@@ -206,10 +208,11 @@ export async function domainQuotaBench(
       if (got.status !== 200 || size !== itemCount)
         throw new Error(`check: GET ${base}${g.path} answered ${got.status} with ${size} items`);
       const { domainId, region, edit } = patchBody(patches++);
+      const body = JSON.stringify({ domain: edit });
       const res = await fetch(`${base}/v3/domain_quotas/${domainId}`, {
         method: 'PATCH',
-        headers: json(headers()),
-        body: JSON.stringify({ domain: edit }),
+        headers: json(headers('PATCH', `/v3/domain_quotas/${domainId}`, body)),
+        body,
       });
       const after = ((await res.json()) as { domain?: Record<string, RegionView> }).domain?.[region]?.quotas ?? {};
       const shown = Object.entries(edit).every(([k, v]) => k === 'region' || after[k] === v);

@@ -120,7 +120,10 @@ export async function lbaasBench(seconds: number): Promise<string> {
         connections,
         request: () => {
           const p = pick(members);
-          const signed = signIdentity({ userId: 'bench', projectId: p, domainId: 'default', roles: ['member'] }, secret);
+          const signed = signIdentity({ userId: 'bench', projectId: p, domainId: 'default', roles: ['member'] }, secret, {
+            method: 'GET',
+            url: `/v2.0/lbaas/quotas/${p}`,
+          });
           return { method: 'GET', path: `/v2.0/lbaas/quotas/${p}`, headers: signed };
         },
         direct: true,

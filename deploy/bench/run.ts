@@ -78,7 +78,14 @@ async function skeletonBench(seconds: number, connections: number): Promise<stri
       () => ({
         name: 'B3 same, direct to lbaas-quota (signed identity, no gateway)',
         url: `${stack.urls.lbaasQuota}/v2.0/lbaas/quotas/${SAMPLE_PROJECT_ID}`,
-        headers: signIdentity({ userId: 'bench', projectId: SAMPLE_PROJECT_ID, domainId: 'default', roles: ['member'] }, secret),
+        // Signed per request, as the gateway does: a signature is bound to its request and good for seconds.
+        get headers() {
+          const url = `/v2.0/lbaas/quotas/${SAMPLE_PROJECT_ID}`;
+          return signIdentity({ userId: 'bench', projectId: SAMPLE_PROJECT_ID, domainId: 'default', roles: ['member'] }, secret, {
+            method: 'GET',
+            url,
+          });
+        },
       }),
       () => ({ name: 'A1 GET /v2/events/{message_id} via gateway', url: `${stack.gatewayUrl}/v2/events/${anEvent?._id}`, headers: auth }),
       () => ({

@@ -8,7 +8,9 @@
  * the express app, with the same request id, access log and metrics middleware.
  */
 import { Agent, type ClientRequest, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import {
   AppError,
   accessLog,
@@ -19,7 +21,7 @@ import {
   renderKeystoneError,
   requestId,
 } from '@stratum/http-kit';
-import { CLIENT_IDENTITY_HEADERS, type Identity, signIdentity } from '@stratum/identity';
+import { bodyDigest, CLIENT_IDENTITY_HEADERS, EMPTY_BODY_SHA256, type Identity, signIdentity } from '@stratum/identity';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import { createProxyMiddleware, type Plugin, proxyEventsPlugin } from 'http-proxy-middleware';
 import type { GatewayDeps } from './deps';
@@ -61,14 +63,24 @@ function sendGroupError(
 ): void {
   if (res.headersSent) return;
   const render = group ? GROUPS[group].render : renderKeystoneError;
-  res.writeHead(status, { ...headers, 'Content-Type': 'application/json' });
-  res.end(JSON.stringify(render(status, message)));
+  const body = JSON.stringify(render(status, message));
+  res.writeHead(status, { ...headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+  res.end(body);
 }
 
 const UPSTREAM = Symbol('upstream request');
+const FORWARD = Symbol('identity and body to forward');
+
+/** What the gateway sends upstream for an authenticated request: the identity to sign for, and the buffered body. */
+interface Forward {
+  identity: Identity;
+  /** The decoded body bytes, or undefined for a request without a body. */
+  body: Buffer | undefined;
+  digest: string;
+}
 
 /** A node request and response as the fast path sees them: `locals` as express would have them. */
-type PlainRequest = IncomingMessage & { originalUrl?: string; [UPSTREAM]?: ClientRequest };
+type PlainRequest = IncomingMessage & { originalUrl?: string; [UPSTREAM]?: ClientRequest; [FORWARD]?: Forward };
 type PlainResponse = ServerResponse & { locals: Record<string, unknown> };
 type Next = (err?: unknown) => void;
 type Middleware = (req: PlainRequest, res: PlainResponse, next: Next) => void;
@@ -89,29 +101,109 @@ function plainBaseUrl(req: IncomingMessage): string {
   return `${proto}://${(req.headers['x-forwarded-host'] as string | undefined) ?? req.headers.host ?? 'localhost'}`;
 }
 
+/** The decoder of each Content-Encoding the gateway accepts on a request body (those body-parser reads). */
+const DECODERS: Record<string, () => NodeJS.ReadWriteStream> = {
+  gzip: createGunzip,
+  'x-gzip': createGunzip,
+  deflate: createInflate,
+  br: createBrotliDecompress,
+};
+
+/** A request body read whole, or the client error that stopped the read. */
+type BodyRead = { ok: true; body: Buffer } | { ok: false; status: 400 | 413 | 415; message: string };
+
 /**
- * `signIdentity` with the headers of each identity kept for the rest of the current second: the signature covers a
- * timestamp in whole seconds, so within a second the same identity always gets the same headers.
+ * Reads a request body whole, undoing its Content-Encoding (gzip, deflate, br), at most `limit` bytes both as sent
+ * and once decoded (so a small gzip body that inflates past the limit is a 413, as body-parser's limit counts
+ * decoded bytes). Garbage that does not decode is a 400, an encoding not listed a 415.
  */
-function identitySigner(secret: string): (identity: Identity) => Record<string, string> {
-  let second = 0;
-  let signed = new Map<string, Record<string, string>>();
-  return (identity) => {
-    const now = Date.now();
-    const s = Math.floor(now / 1000);
-    if (s !== second) {
-      second = s;
-      signed = new Map();
+function readBody(req: IncomingMessage, limit: number): Promise<BodyRead> {
+  const coding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  const decoder = coding === 'identity' || coding === '' ? undefined : Object.hasOwn(DECODERS, coding) ? DECODERS[coding]?.() : null;
+  if (decoder === null) {
+    return Promise.resolve({ ok: false, status: 415, message: `Unsupported Content-Encoding: ${coding.slice(0, 64)}.` });
+  }
+  const tooLarge = { ok: false, status: 413, message: `The request body is larger than ${limit} bytes.` } as const;
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let sent = 0;
+    let size = 0;
+    let done = false;
+    const finish = (result: BodyRead) => {
+      if (done) return;
+      done = true;
+      if (decoder) {
+        req.unpipe(decoder as NodeJS.WritableStream);
+        (decoder as unknown as { destroy(): void }).destroy();
+      }
+      resolve(result);
+    };
+    const out: NodeJS.ReadableStream = decoder ? req.pipe(decoder) : req;
+    if (decoder) {
+      req.on('data', (chunk: Buffer) => {
+        sent += chunk.length;
+        if (sent > limit) finish(tooLarge);
+      });
+      decoder.on('error', () => finish({ ok: false, status: 400, message: `The request body is not valid ${coding} data.` }));
     }
-    // Keyed by content, not by object: token validators need not hand out the same object twice.
-    const key = `${identity.userId}\n${identity.projectId}\n${identity.domainId}\n${identity.roles.join(',')}`;
-    let headers = signed.get(key);
-    if (!headers) {
-      headers = signIdentity(identity, secret, now);
-      signed.set(key, headers);
-    }
-    return headers;
-  };
+    out.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) finish(tooLarge);
+      else chunks.push(chunk);
+    });
+    out.on('end', () => finish({ ok: true, body: Buffer.concat(chunks, size) }));
+    req.on('error', () => finish({ ok: false, status: 400, message: 'Request aborted.' }));
+  });
+}
+
+/**
+ * Largest request line plus headers, in bytes: node's own default limit (`--max-http-header-size`), checked by the
+ * gateway so that the 431 can be in the group's shape. The server's parser limit is raised above it
+ * (PARSER_HEAD_LIMIT) so that such a request is parsed and its group told; past that limit node's parser refuses it
+ * and `answerClientError` finds the group in the bytes the parser was reading, when the request line is there.
+ */
+export const MAX_REQUEST_HEAD_BYTES = 16_384;
+const PARSER_HEAD_LIMIT = 61_440;
+
+/** The group a path belongs to, for the shape of an error, or undefined for the gateway's own paths. */
+function groupOfPath(path: string): Group | undefined {
+  const r = resolve(path);
+  return r.kind === 'proxy' || r.kind === 'versions' || r.kind === 'health' ? r.group : undefined;
+}
+
+/** Size of a request's head as received: the request line and every header line. */
+function headSize(req: IncomingMessage): number {
+  let n = (req.method?.length ?? 0) + (req.url?.length ?? 0) + 12;
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i++) n += (raw[i] as string).length + 2;
+  return n;
+}
+
+/**
+ * Answers a request node's HTTP parser refused (node would send an empty 400 or 431) in the shape of the group its
+ * request line names, then closes the connection: a head past PARSER_HEAD_LIMIT is 431, control characters or
+ * non-ASCII bytes in the URL (and any other malformed request) 400, a request not received in time 408.
+ */
+function answerClientError(err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const line = err.rawPacket?.subarray(0, 4096).toString('latin1') ?? '';
+  const target = /^[A-Z]+ ([^ ?\r\n]*)/.exec(line)?.[1];
+  const group = target === undefined ? undefined : groupOfPath(target);
+  const message =
+    status === 431
+      ? `The request line and headers are larger than ${MAX_REQUEST_HEAD_BYTES} bytes.`
+      : status === 408
+        ? 'The request was not received in time.'
+        : 'The request is not valid HTTP (control characters or non-ASCII bytes in the URL, or a malformed header).';
+  const body = JSON.stringify((group ? GROUPS[group].render : renderKeystoneError)(status, message));
+  socket.end(
+    `HTTP/1.1 ${status} ${reasonPhrase(status)}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `Connection: close\r\n\r\n${body}`,
+  );
 }
 
 /** The gateway as a request listener, with `listen` like an express app's. */
@@ -122,7 +214,7 @@ export interface GatewayApp {
 
 export function buildGateway(deps: GatewayDeps): GatewayApp {
   const { config, logger, tokens, rateLimits, metrics } = deps;
-  const sign = identitySigner(config.STRATUM_IDENTITY_SECRET);
+  const secret = config.STRATUM_IDENTITY_SECRET;
   const withRequestId = requestId() as unknown as Middleware;
   const log = accessLog(logger) as unknown as Middleware;
   // Labelled children looked up once per label set rather than on every request.
@@ -177,6 +269,18 @@ export function buildGateway(deps: GatewayDeps): GatewayApp {
       on: {
         proxyReq: (proxyReq, req) => {
           req[UPSTREAM] = proxyReq;
+          const forward = req[FORWARD];
+          if (!forward) return; // a group's public health check
+          // Signed here, per request, over the method and request target exactly as they go on the wire (after the
+          // group prefix is removed and http-proxy has joined the path), which the service reads as req.originalUrl.
+          const signed = signIdentity(forward.identity, secret, {
+            method: proxyReq.method,
+            url: proxyReq.path,
+            bodyDigest: forward.digest,
+          });
+          for (const name in signed) proxyReq.setHeader(name, signed[name] as string);
+          // The client's body was read whole; http-proxy then pipes the ended request, which ends this one.
+          if (forward.body) proxyReq.write(forward.body);
         },
         error: (err, req, res) => {
           const status = upstreamStatus(err as NodeJS.ErrnoException, timedOut(req));
@@ -198,20 +302,25 @@ export function buildGateway(deps: GatewayDeps): GatewayApp {
   const proxies: Record<Group, Middleware> = { event: proxyFor('event'), lbaas: proxyFor('lbaas'), domain: proxyFor('domain') };
 
   /**
-   * Counts a chunked body's bytes as they pass; past MAX_BODY_BYTES the upstream request is aborted and the client
-   * gets 413. (A declared Content-Length is checked before anything else.)
+   * The body to forward and its digest. A request without one (nearly every GET) costs nothing here; one with a body
+   * is read whole and decoded (readBody): the service then verifies the signed digest over exactly the bytes it
+   * receives, and reads no Content-Encoding. Null after answering the client's error in the group's shape.
    */
-  const limitStreamedBody = (req: PlainRequest, res: PlainResponse, group: Group) => {
-    let seen = 0;
-    const onData = (chunk: Buffer) => {
-      seen += chunk.length;
-      if (seen <= config.MAX_BODY_BYTES) return;
-      req.off('data', onData);
-      req.unpipe();
-      upstreamOf(req)?.destroy();
-      sendGroupError(res, group, 413, `The request body is larger than ${config.MAX_BODY_BYTES} bytes.`, { Connection: 'close' });
-    };
-    req.on('data', onData);
+  const forwardedBody = async (req: PlainRequest, res: PlainResponse, group: Group): Promise<Pick<Forward, 'body' | 'digest'> | null> => {
+    const h = req.headers;
+    if (h['transfer-encoding'] === undefined && (h['content-length'] === undefined || h['content-length'] === '0')) {
+      delete h['content-encoding'];
+      return { body: undefined, digest: EMPTY_BODY_SHA256 };
+    }
+    const read = await readBody(req, config.MAX_BODY_BYTES);
+    if (!read.ok) {
+      sendGroupError(res, group, read.status, read.message, { Connection: 'close' });
+      return null;
+    }
+    delete h['transfer-encoding'];
+    delete h['content-encoding'];
+    h['content-length'] = String(read.body.length);
+    return read.body.length === 0 ? { body: undefined, digest: EMPTY_BODY_SHA256 } : { body: read.body, digest: bodyDigest(read.body) };
   };
 
   /**
@@ -269,9 +378,15 @@ export function buildGateway(deps: GatewayDeps): GatewayApp {
         return;
       }
     }
+    const body = await forwardedBody(req, res, r.group);
+    if (!body) return;
+    req[FORWARD] = { identity, ...body };
     const h = req.headers;
     for (const name of CLIENT_IDENTITY_HEADERS) delete h[name];
-    Object.assign(h, sign(identity));
+    // Whether the id is the client's own (kept when valid) or made here: lbaas-quota takes a client's request id as
+    // the idempotency key of consume/release (services/lbaas-quota/README.md), never one the gateway made up.
+    if (h['x-openstack-request-id'] === res.locals.requestId) h['x-stratum-client-request-id'] = res.locals.requestId as string;
+    else delete h['x-stratum-client-request-id'];
     h['x-openstack-request-id'] = res.locals.requestId as string;
     h['x-forwarded-host'] = (h['x-forwarded-host'] as string | undefined) ?? h.host ?? '';
     h['x-forwarded-proto'] = (h['x-forwarded-proto'] as string | undefined) ?? ((req.socket as TLSSocket).encrypted ? 'https' : 'http');
@@ -280,7 +395,6 @@ export function buildGateway(deps: GatewayDeps): GatewayApp {
     const q = url.indexOf('?');
     req.originalUrl ??= url;
     req.url = q < 0 ? r.path : `${r.path}${url.slice(q)}`;
-    if (h['content-length'] === undefined && h['transfer-encoding'] !== undefined) limitStreamedBody(req, res, r.group);
     proxies[r.group](req, res, next);
   };
 
@@ -337,6 +451,14 @@ export function buildGateway(deps: GatewayDeps): GatewayApp {
   app.use(errorHandler(renderKeystoneError, logger));
 
   const front = ((req: IncomingMessage, res: ServerResponse) => {
+    if ((req.url?.length ?? 0) > MAX_REQUEST_HEAD_BYTES || headSize(req) > MAX_REQUEST_HEAD_BYTES) {
+      const group = groupOfPath(pathOf(req.url ?? '/'));
+      res.shouldKeepAlive = false;
+      sendGroupError(res, group, 431, `The request line and headers are larger than ${MAX_REQUEST_HEAD_BYTES} bytes.`, {
+        Connection: 'close',
+      });
+      return;
+    }
     const r = resolve(pathOf(req.url ?? '/'));
     if (r.kind !== 'proxy') {
       app(req, res);
@@ -351,6 +473,7 @@ export function buildGateway(deps: GatewayDeps): GatewayApp {
       ),
     );
   }) as GatewayApp;
-  front.listen = (port, host) => createServer(front).listen(port, host);
+  front.listen = (port, host) =>
+    createServer({ maxHeaderSize: PARSER_HEAD_LIMIT }, front).on('clientError', answerClientError).listen(port, host);
   return front;
 }

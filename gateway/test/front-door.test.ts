@@ -233,15 +233,16 @@ describe('services refuse identities the gateway did not sign', () => {
   afterAll(() => stack.close());
 
   const claim = { userId: 'intruder', projectId: 'p1', domainId: 'default', roles: ['admin'] };
+  const get = (url: string) => ({ method: 'GET', url });
   const cases = {
     /** keystonemiddleware-style headers, no signature at all */
     unsigned: () => ({ 'X-User-Id': 'intruder', 'X-Project-Id': 'p1', 'X-Roles': 'admin', 'X-Identity-Status': 'Confirmed' }),
     /** signed with the right secret two minutes ago: a replay */
-    stale: (secret: string) => signIdentity(claim, secret, Date.now() - 120_000),
+    stale: (secret: string, url: string) => signIdentity(claim, secret, get(url), Date.now() - 120_000),
     /** signed with another secret */
-    forged: () => signIdentity(claim, 'not-the-gateway-secret-at-all'),
+    forged: (_secret: string, url: string) => signIdentity(claim, 'not-the-gateway-secret-at-all', get(url)),
     /** signed correctly, then a role added */
-    altered: (secret: string) => ({ ...signIdentity({ ...claim, roles: ['reader'] }, secret), 'x-roles': 'admin' }),
+    altered: (secret: string, url: string) => ({ ...signIdentity({ ...claim, roles: ['reader'] }, secret, get(url)), 'x-roles': 'admin' }),
   } as const;
   const services = [
     ['eventQuery', '/v2/events'],
@@ -255,14 +256,16 @@ describe('services refuse identities the gateway did not sign', () => {
       const secret = stack.gatewayDeps.config.STRATUM_IDENTITY_SECRET;
       const res = await request(stack.serviceUrls[service])
         .get(path)
-        .set(cases[kind as keyof typeof cases](secret) as Record<string, string>);
+        .set(cases[kind as keyof typeof cases](secret, path) as Record<string, string>);
       expect(res.status).toBe(401);
     },
   );
 
   it.each(services)('%s accepts a fresh signature (the control)', async (service, path) => {
     const secret = stack.gatewayDeps.config.STRATUM_IDENTITY_SECRET;
-    const res = await request(stack.serviceUrls[service]).get(path).set(signIdentity(claim, secret));
+    const res = await request(stack.serviceUrls[service])
+      .get(path)
+      .set(signIdentity(claim, secret, get(path)));
     expect(res.status).toBe(200);
   });
 });

@@ -14,6 +14,8 @@ export interface ServiceAppOptions {
   logger: Logger;
   /** Gateway's signing secret; requests without a valid signature are refused with 401. */
   identitySecret: string;
+  /** Window of a signature in seconds, either way (IDENTITY_MAX_AGE_SECONDS); default 10. */
+  identityMaxAgeSeconds?: number;
   render: ErrorRenderer;
   /** The store `/healthcheck` pings: 200 `OK` while it answers, 503 otherwise. */
   store: Store;
@@ -38,7 +40,7 @@ export function createServiceApp(opts: ServiceAppOptions): Express {
     else res.status(503).type('text/plain').send('The document store is unavailable.');
   });
   app.get('/ready', readinessHandler({ mongodb: { required: true, check: () => opts.store.ping() }, ...opts.readiness }));
-  app.use(requireIdentity(opts.identitySecret));
+  app.use(requireIdentity(opts.identitySecret, opts.identityMaxAgeSeconds));
   app.use(requireJsonBody());
   app.use(jsonBody(opts.bodyLimit));
   for (const r of opts.routers) app.use(r);

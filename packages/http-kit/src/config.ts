@@ -14,6 +14,13 @@ export const BaseServiceEnv = z.object({
   /** Shared secret the gateway signs forwarded identities with. Required: a service never trusts unsigned headers. */
   STRATUM_IDENTITY_SECRET: z.string().min(16, 'STRATUM_IDENTITY_SECRET must be at least 16 characters'),
   /**
+   * How old (or, with clock skew, how far ahead) a gateway signature may be, in seconds. The signature is bound to
+   * one request (method, path and query, body digest), so this only bounds the replay of that same request by someone
+   * who captured it, and the skew tolerated between the gateway's clock and the service's (NTP keeps hosts well within
+   * a second). 10 s leaves room for a slow upstream queue without keeping a captured request good for long.
+   */
+  IDENTITY_MAX_AGE_SECONDS: z.coerce.number().int().min(1).max(300).default(10),
+  /**
    * Redis for caches shared by replicas (`redis://host:6379/0`). Empty: an in-process cache, right for one process
    * (the embedded default); more than one replica needs Redis, or a replica would not see another's writes.
    */

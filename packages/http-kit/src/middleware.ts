@@ -2,7 +2,7 @@
  * Express middleware shared by the services: request ids, access logs, JSON bodies, identity, errors.
  */
 import { randomUUID } from 'node:crypto';
-import { type Identity, verifyIdentity } from '@stratum/identity';
+import { bodyDigest, DEFAULT_IDENTITY_MAX_AGE_SECONDS, EMPTY_BODY_SHA256, type Identity, verifyIdentity } from '@stratum/identity';
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 import pino, { type Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
@@ -66,19 +66,38 @@ export function accessLog(logger: Logger): RequestHandler {
 /** Media types read as JSON bodies. */
 const JSON_TYPES = ['application/json', 'application/*+json'];
 
+const UNAUTHENTICATED = 'The request you have made requires authentication.';
+
 /**
  * JSON body parser (any method; Panko accepts a JSON body on GET). Errors go to the error middleware. The raw bytes
  * stay in `res.locals.rawBody` for handlers that must read numbers exactly.
+ *
+ * Before the bytes are decoded as JSON, their SHA-256 must be the body digest the gateway signed (`requireIdentity`
+ * left it in `res.locals.bodyDigest`), else 401: a signed header set cannot carry another body. The digest covers the
+ * bytes after any Content-Encoding is undone; the gateway forwards bodies decoded (identity-encoded), so for every
+ * request it forwards these are the bytes on the wire.
  */
 export function jsonBody(limit = '1mb'): RequestHandler {
-  return express.json({
+  const parse = express.json({
     limit,
     strict: false,
     type: JSON_TYPES,
     verify: (_req, res, buf) => {
-      (res as unknown as { locals: Record<string, unknown> }).locals.rawBody = buf;
+      const locals = (res as unknown as { locals: Record<string, unknown> }).locals;
+      if (locals.bodyDigest !== undefined && bodyDigest(buf) !== locals.bodyDigest) throw new AppError(401, UNAUTHENTICATED);
+      locals.rawBody = buf;
     },
   });
+  return (req, res, next) => {
+    parse(req, res, (err?: unknown) => {
+      // No body was read (none sent): the signature must have been made for no body.
+      if (!err && res.locals.rawBody === undefined && res.locals.bodyDigest !== undefined && res.locals.bodyDigest !== EMPTY_BODY_SHA256) {
+        next(new AppError(401, UNAUTHENTICATED));
+        return;
+      }
+      next(err);
+    });
+  };
 }
 
 /**
@@ -97,17 +116,20 @@ export function requireJsonBody(): RequestHandler {
 }
 
 /**
- * Refuses any request whose identity headers were not signed by the gateway (401 in the group's shape).
- * On success the identity is in `res.locals.identity`.
+ * Refuses any request whose identity headers were not signed by the gateway for this very request — its method, its
+ * request target as received (`req.originalUrl`) and its body digest — within `maxAgeSeconds` (401 in the group's
+ * shape). On success the identity is in `res.locals.identity` and the signed body digest in `res.locals.bodyDigest`,
+ * which `jsonBody` checks against the bytes it reads.
  */
-export function requireIdentity(secret: string, maxAgeSeconds = 60): RequestHandler {
+export function requireIdentity(secret: string, maxAgeSeconds = DEFAULT_IDENTITY_MAX_AGE_SECONDS): RequestHandler {
   return (req, res, next) => {
-    const result = verifyIdentity(req.headers, secret, maxAgeSeconds);
+    const result = verifyIdentity(req.headers, secret, { method: req.method, url: req.originalUrl }, maxAgeSeconds);
     if (!result.ok) {
-      next(new AppError(401, 'The request you have made requires authentication.'));
+      next(new AppError(401, UNAUTHENTICATED));
       return;
     }
     res.locals.identity = result.identity;
+    res.locals.bodyDigest = result.bodyDigest;
     next();
   };
 }

@@ -3,10 +3,16 @@
  *
  * The gateway validates `X-Auth-Token`, strips every client-sent identity header and forwards the validated identity
  * as keystonemiddleware does (`X-User-Id`, `X-Project-Id`, `X-Domain-Id`, `X-Roles`, `X-Identity-Status`) plus
- * `X-Identity-Timestamp` (epoch seconds) and `X-Identity-Signature` (hex HMAC-SHA256 over the canonical string of those
- * headers). A service reached directly, without the gateway, cannot produce a valid signature and refuses the request.
+ * `X-Identity-Timestamp` (epoch seconds), `X-Identity-Body-SHA256` (hex SHA-256 of the body bytes it forwards) and
+ * `X-Identity-Signature` (hex HMAC-SHA256 with the shared secret).
+ *
+ * The signature binds the identity to one request: it covers the method, the request target (path and query exactly
+ * as sent on the wire, which is what the service sees as `req.originalUrl`), the body digest, the identity and the
+ * timestamp. A captured header set is refused on any other method, path, query or body, and on the same request once
+ * it is older than the service's window (`IDENTITY_MAX_AGE_SECONDS`). A service reached directly, without the
+ * gateway, cannot produce a valid signature and refuses the request.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 
 /** The validated caller, as Keystone describes a token's scope. */
 export interface Identity {
@@ -27,6 +33,7 @@ export const IdentityHeaders = {
   roles: 'x-roles',
   status: 'x-identity-status',
   timestamp: 'x-identity-timestamp',
+  bodyDigest: 'x-identity-body-sha256',
   signature: 'x-identity-signature',
 } as const;
 
@@ -61,26 +68,72 @@ export const CLIENT_IDENTITY_HEADERS: readonly string[] = [
   'x-subject-token',
 ];
 
-function canonical(id: Identity, timestamp: number): string {
-  return [id.userId, id.projectId ?? '', id.domainId ?? '', id.roles.join(','), String(timestamp)].join('\n');
+/** Hex SHA-256 of `body` (bytes, or a string as UTF-8); of no bytes when omitted. */
+export function bodyDigest(body?: Uint8Array | string): string {
+  return createHash('sha256')
+    .update(body ?? '')
+    .digest('hex');
 }
 
-function hmac(secret: string, data: string): string {
-  return createHmac('sha256', secret).update(data).digest('hex');
+/** The digest of a request without a body (`e3b0c442…b855`). */
+export const EMPTY_BODY_SHA256 = bodyDigest();
+
+/** The request a signature is bound to. */
+export interface RequestBinding {
+  /** HTTP method as sent, upper case. */
+  method: string;
+  /** Request target as sent on the wire: path and query, percent-encoding untouched (the service's `req.originalUrl`). */
+  url: string;
+  /** Hex SHA-256 of the body bytes the service receives (`bodyDigest`); EMPTY_BODY_SHA256 when there is none. */
+  bodyDigest: string;
+}
+
+/** Default window of a signature, in seconds, either way; see `verifyIdentity`. */
+export const DEFAULT_IDENTITY_MAX_AGE_SECONDS = 10;
+
+// A JSON array: no field can smuggle a separator into another (a user id with a newline, a URL with a comma).
+function canonical(id: Omit<Identity, 'roles'>, roles: string, req: RequestBinding, timestamp: number): string {
+  return JSON.stringify([
+    'stratum-identity-v2',
+    req.method,
+    req.url,
+    req.bodyDigest,
+    id.userId,
+    id.projectId ?? '',
+    id.domainId ?? '',
+    roles,
+    timestamp,
+  ]);
+}
+
+function hmac(secret: string, data: string): Buffer {
+  return createHmac('sha256', secret).update(data).digest();
 }
 
 /**
- * Headers carrying `identity`, signed with `secret` at `now` (epoch milliseconds).
+ * Headers carrying `identity`, signed with `secret` at `now` (epoch milliseconds) for exactly one request.
+ * @param request the method, the request target the service will receive, and the body's digest (or the body).
  * @returns a header map to set on the upstream request.
  */
-export function signIdentity(identity: Identity, secret: string, now = Date.now()): Record<string, string> {
+export function signIdentity(
+  identity: Identity,
+  secret: string,
+  request: { method: string; url: string; bodyDigest?: string; body?: Uint8Array | string },
+  now = Date.now(),
+): Record<string, string> {
   const ts = Math.floor(now / 1000);
+  const binding: RequestBinding = {
+    method: request.method.toUpperCase(),
+    url: request.url,
+    bodyDigest: request.bodyDigest ?? bodyDigest(request.body),
+  };
   const headers: Record<string, string> = {
     [IdentityHeaders.userId]: identity.userId,
     [IdentityHeaders.roles]: identity.roles.join(','),
     [IdentityHeaders.status]: 'Confirmed',
     [IdentityHeaders.timestamp]: String(ts),
-    [IdentityHeaders.signature]: hmac(secret, canonical(identity, ts)),
+    [IdentityHeaders.bodyDigest]: binding.bodyDigest,
+    [IdentityHeaders.signature]: hmac(secret, canonical(identity, identity.roles.join(','), binding, ts)).toString('hex'),
   };
   if (identity.projectId) headers[IdentityHeaders.projectId] = identity.projectId;
   if (identity.domainId) headers[IdentityHeaders.domainId] = identity.domainId;
@@ -91,17 +144,23 @@ export function signIdentity(identity: Identity, secret: string, now = Date.now(
 export type IdentityRefusal = 'missing' | 'bad_signature' | 'stale';
 
 /**
- * Verifies the signed identity headers of an incoming request.
+ * Verifies the signed identity headers of an incoming request against the request itself.
+ *
+ * The body is not read here: on success the signed body digest is returned, and the caller must compare it with the
+ * SHA-256 of the body bytes it reads (EMPTY_BODY_SHA256 when it reads none) before using the body.
  * @param headers Node's lower-cased request headers.
- * @param maxAgeSeconds how far the signature's timestamp may be from `now`, either way (clock skew and replay window).
- * @returns the identity, or the reason it is refused.
+ * @param request the incoming method and request target (`req.method`, `req.originalUrl`).
+ * @param maxAgeSeconds how far the signature's timestamp may be from `now`, either way: the replay window of an
+ *   identical request, and the clock skew tolerated between the gateway's host and the service's.
+ * @returns the identity and the signed body digest, or the reason it is refused.
  */
 export function verifyIdentity(
   headers: Record<string, string | string[] | undefined>,
   secret: string,
-  maxAgeSeconds = 60,
+  request: { method: string; url: string },
+  maxAgeSeconds = DEFAULT_IDENTITY_MAX_AGE_SECONDS,
   now = Date.now(),
-): { ok: true; identity: Identity } | { ok: false; reason: IdentityRefusal } {
+): { ok: true; identity: Identity; bodyDigest: string } | { ok: false; reason: IdentityRefusal } {
   const one = (name: string): string | undefined => {
     const v = headers[name];
     return Array.isArray(v) ? undefined : v;
@@ -109,7 +168,8 @@ export function verifyIdentity(
   const userId = one(IdentityHeaders.userId);
   const ts = one(IdentityHeaders.timestamp);
   const signature = one(IdentityHeaders.signature);
-  if (!userId || !ts || !signature || one(IdentityHeaders.status) !== 'Confirmed') {
+  const digest = one(IdentityHeaders.bodyDigest);
+  if (!userId || !ts || !signature || !digest || one(IdentityHeaders.status) !== 'Confirmed') {
     return { ok: false, reason: 'missing' };
   }
   const identity: Identity = {
@@ -122,14 +182,16 @@ export function verifyIdentity(
       .filter(Boolean),
   };
   const tsNum = Number(ts);
-  if (!Number.isInteger(tsNum)) return { ok: false, reason: 'bad_signature' };
-  const expected = Buffer.from(hmac(secret, canonical(identity, tsNum)), 'hex');
+  if (!Number.isInteger(tsNum) || !/^[0-9a-f]{64}$/.test(digest)) return { ok: false, reason: 'bad_signature' };
+  // Verified over the roles header as sent: a re-ordered or re-cased list is a bad signature.
+  const binding = { method: request.method.toUpperCase(), url: request.url, bodyDigest: digest };
+  const expected = hmac(secret, canonical(identity, one(IdentityHeaders.roles) ?? '', binding, tsNum));
   const given = Buffer.from(signature, 'hex');
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
     return { ok: false, reason: 'bad_signature' };
   }
   if (Math.abs(now / 1000 - tsNum) > maxAgeSeconds) return { ok: false, reason: 'stale' };
-  return { ok: true, identity };
+  return { ok: true, identity, bodyDigest: digest };
 }
 
 /** True when the caller holds the `admin` role (on a project- or domain-scoped token). */

@@ -5,8 +5,8 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
+import { type AddressInfo, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as domainQuota from '@stratum/domain-quota';
@@ -177,3 +177,86 @@ export const tokenOf = (stack: TestStack, who: keyof TestStack['personas']) => (
 /** A fresh random UUID (message ids, resource ids). */
 export const uuid = () => randomUUID();
 export * from './amqp';
+
+/** An answer of `sendRaw`: status, headers, and the body as text and, when it is JSON, parsed. */
+export interface RawResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  text: string;
+  body: unknown;
+}
+
+const parsed = (text: string): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * Sends one request with node's http client to `origin`, for what supertest cannot send: binary (encoded) bodies and
+ * bodies in chunks (`Transfer-Encoding: chunked`). With `raw`, that text is written to a socket as is (latin1) and the
+ * answer read until the server closes: request lines node's client refuses to send (control characters, 20 KB).
+ */
+export function sendRaw(
+  origin: string,
+  req: { method?: string; path?: string; headers?: Record<string, string>; body?: Buffer | Buffer[]; raw?: string },
+): Promise<RawResponse> {
+  const url = new URL(origin);
+  if (req.raw !== undefined) {
+    const raw = req.raw;
+    return new Promise((ok, fail) => {
+      const socket = connect(Number(url.port), url.hostname, () => socket.write(raw, 'latin1'));
+      const chunks: Buffer[] = [];
+      socket.on('data', (c: Buffer) => chunks.push(c));
+      socket.on('error', fail);
+      socket.on('close', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        const split = text.indexOf('\r\n\r\n');
+        const head = split < 0 ? text : text.slice(0, split);
+        const bodyText = split < 0 ? '' : text.slice(split + 4);
+        const [statusLine = '', ...lines] = head.split('\r\n');
+        const headers: IncomingHttpHeaders = {};
+        for (const l of lines) {
+          const i = l.indexOf(':');
+          if (i > 0) headers[l.slice(0, i).trim().toLowerCase()] = l.slice(i + 1).trim();
+        }
+        ok({ status: Number(statusLine.split(' ')[1] ?? 0), headers, text: bodyText, body: parsed(bodyText) });
+      });
+    });
+  }
+  return new Promise((ok, fail) => {
+    const r = httpRequest(
+      { host: url.hostname, port: url.port, method: req.method ?? 'GET', path: req.path ?? '/', headers: req.headers },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          ok({ status: res.statusCode ?? 0, headers: res.headers, text, body: parsed(text) });
+        });
+      },
+    );
+    r.on('error', fail);
+    const parts = req.body === undefined ? [] : Array.isArray(req.body) ? req.body : [req.body];
+    for (const p of parts) r.write(p);
+    r.end();
+  });
+}
+
+/** The stack's gateway listening on an ephemeral port (its own server, as `npm start` runs it), for `sendRaw`. */
+export async function listenGateway(stack: TestStack): Promise<{ url: string; close(): Promise<void> }> {
+  const server = stack.gateway.listen(0, '127.0.0.1');
+  await new Promise<void>((ok, fail) => {
+    server.once('listening', ok);
+    server.once('error', fail);
+  });
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((ok) => server.close(ok));
+    },
+  };
+}

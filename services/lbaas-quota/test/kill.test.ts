@@ -14,8 +14,15 @@ jest.setTimeout(120_000);
 describe('lbaas-quota killed mid-burst', () => {
   const secret = randomBytes(24).toString('hex');
   const database = `t_${randomBytes(6).toString('hex')}`;
-  const service = signIdentity({ userId: 'octavia', projectId: 'service', domainId: 'default', roles: ['service'] }, secret);
-  const admin = () => signIdentity({ userId: 'admin', projectId: 'admin', domainId: 'default', roles: ['admin'] }, secret);
+  // Signed per request: a signature is bound to its method, path and body.
+  const service = (url: string, body: string) =>
+    signIdentity({ userId: 'octavia', projectId: 'service', domainId: 'default', roles: ['service'] }, secret, {
+      method: 'POST',
+      url,
+      body,
+    });
+  const admin = (url: string) =>
+    signIdentity({ userId: 'admin', projectId: 'admin', domainId: 'default', roles: ['admin'] }, secret, { method: 'GET', url });
   let child: ChildProcess | undefined;
   let baseUrl = '';
 
@@ -39,7 +46,7 @@ describe('lbaas-quota killed mid-burst', () => {
 
   /** A project's `member` in_use, as the admin reads it. */
   async function membersInUse(projectId: string): Promise<number> {
-    const r = await fetch(`${baseUrl}/v2.0/lbaas/quotas/${projectId}/usage`, { headers: admin() });
+    const r = await fetch(`${baseUrl}/v2.0/lbaas/quotas/${projectId}/usage`, { headers: admin(`/v2.0/lbaas/quotas/${projectId}/usage`) });
     expect(r.status).toBe(200);
     return ((await r.json()) as { usage: { member: { in_use: number } } }).usage.member.in_use;
   }
@@ -57,11 +64,12 @@ describe('lbaas-quota killed mid-burst', () => {
     const sent = new Map(projects.map((p) => [p, 0]));
     const consume = async (p: string) => {
       sent.set(p, (sent.get(p) ?? 0) + 1);
+      const body = JSON.stringify({ consume: { member: 1 } });
       try {
         const r = await fetch(`${baseUrl}/v2.0/lbaas/quotas/${p}/usage`, {
           method: 'POST',
-          headers: { ...service, 'Content-Type': 'application/json' },
-          body: JSON.stringify({ consume: { member: 1 } }),
+          headers: { ...service(`/v2.0/lbaas/quotas/${p}/usage`, body), 'Content-Type': 'application/json' },
+          body,
         });
         if (r.status === 200) acknowledged.set(p, (acknowledged.get(p) ?? 0) + 1);
       } catch {
