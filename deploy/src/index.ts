@@ -4,4 +4,5 @@ export * from './load';
 export * from './postgres';
 export * from './processes';
 export * from './store';
+export * from './supervisor';
 export * from './tokens';

@@ -1,10 +1,13 @@
 /**
- * Runs the three services and the gateway as separate processes (as they deploy), each on its own port.
+ * Runs the three services and the gateway as separate processes (as they deploy), each on its own port, supervised:
+ * one that exits unexpectedly is restarted with back-off (supervisor.ts); `stop` stops them without restarts.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { stopChild, waitHealthy } from './child';
+import pino from 'pino';
+import { waitHealthy } from './child';
 import { ROOT } from './store';
+import { DEFAULT_RESTART_POLICY, type RestartPolicy, Supervised, type SupervisorLogger } from './supervisor';
 
 export interface StackPorts {
   gateway: number;
@@ -25,17 +28,28 @@ export interface StackOptions {
   gatewayEnv?: Record<string, string>;
   /** Where child output goes: inherit (visible) or ignore. */
   stdio?: 'inherit' | 'ignore';
+  /** Back-off of restarts after a crash (default: 0.5 s doubling to 30 s, reset after a minute up). */
+  restart?: Partial<RestartPolicy>;
+  /** Where exits and restarts are logged (default: a pino logger named `launcher` on stdout). */
+  logger?: SupervisorLogger;
 }
 
 export interface RunningStack {
   gatewayUrl: string;
   urls: Record<keyof StackPorts, string>;
-  /** Process ids (e.g. for CPU accounting in the benches). */
-  pids: Record<keyof StackPorts, number>;
+  /** Process ids (e.g. for CPU accounting in the benches); read when needed, as a restart changes them. */
+  pids: Readonly<Record<keyof StackPorts, number>>;
+  /** The supervised processes (their restart counts). */
+  processes: Readonly<Record<keyof StackPorts, Supervised>>;
+  /** Stops every process; none is restarted afterwards. */
   stop(): Promise<void>;
 }
 
-/** Starts the services, then the gateway, and waits until each answers its health check. */
+/**
+ * Starts the services, then the gateway, and waits until each answers its health check; from then on each is
+ * restarted when it exits unexpectedly.
+ * @throws Error when one exits or does not become healthy during start-up (all are stopped then).
+ */
 export async function startStack(opts: StackOptions): Promise<RunningStack> {
   const url = (port: number) => `http://127.0.0.1:${port}`;
   const urls = {
@@ -68,25 +82,29 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
       },
     ],
   ];
-  const children: ChildProcess[] = [];
+  const logger = opts.logger ?? pino({ name: 'launcher' });
+  const policy = { ...DEFAULT_RESTART_POLICY, ...opts.restart };
+  const processes = {} as Record<keyof StackPorts, Supervised>;
+  const pids = {} as Record<keyof StackPorts, number>;
   const stop = async () => {
-    await Promise.all(children.map(stopChild));
+    await Promise.all(Object.values(processes).map((p) => p.stop()));
   };
   try {
-    const started = pieces.map(([name, file, env]) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, file)], {
-        cwd: ROOT,
-        env: { ...common, ...env },
-        stdio: ['ignore', opts.stdio ?? 'inherit', 'inherit'],
-      });
-      children.push(child);
-      return [name, child] as const;
-    });
-    for (const [name, child] of started) await waitHealthy(urls[name], child, name);
+    for (const [name, file, env] of pieces) {
+      const spawnChild = () =>
+        spawn(process.execPath, ['--import', 'tsx', join(ROOT, file)], {
+          cwd: ROOT,
+          env: { ...common, ...env },
+          stdio: ['ignore', opts.stdio ?? 'inherit', 'inherit'],
+        });
+      processes[name] = new Supervised(name, spawnChild, logger, policy);
+      Object.defineProperty(pids, name, { enumerable: true, get: () => processes[name].pid });
+    }
+    for (const [name] of pieces) await waitHealthy(urls[name], processes[name].child, name);
   } catch (err) {
     await stop();
     throw err;
   }
-  const pids = Object.fromEntries(pieces.map(([name], i) => [name, children[i]?.pid ?? 0])) as Record<keyof StackPorts, number>;
-  return { gatewayUrl: urls.gateway, urls, pids, stop };
+  for (const p of Object.values(processes)) p.arm();
+  return { gatewayUrl: urls.gateway, urls, pids, processes, stop };
 }
