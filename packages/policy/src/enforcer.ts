@@ -8,7 +8,7 @@
  * other in a cycle (oslo's `check_rules(raise_on_violation=True)`), and a file rule that is neither registered nor
  * referred to by another rule (a misspelt name) are all errors naming the file, the rule and the position.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { type Identity, isCloudAdmin } from '@stratum/identity';
 import { isMap, isScalar, LineCounter, parseDocument } from 'yaml';
 import { type Check, CheckSyntaxError, parseCheckString, referencedRules, type TemplatePart } from './parser';
@@ -329,4 +329,21 @@ export function readPolicyFile(file: string): FileRule[] {
     out.push({ name: key.value, check: value.value, where: at(value.range?.[0]) });
   }
   return out;
+}
+
+/**
+ * Compares a committed sample file with the one the defaults give, for a test: rewrites it instead when the
+ * environment sets UPDATE_POLICY_SAMPLES=1.
+ * @returns the committed text and the expected text.
+ */
+export function checkSampleFile(path: string, title: string, defaults: readonly RuleDefault[]): { actual: string; expected: string } {
+  const expected = policySample(title, defaults);
+  if (process.env.UPDATE_POLICY_SAMPLES === '1') writeFileSync(path, expected);
+  let actual = '';
+  try {
+    actual = readFileSync(path, 'utf8');
+  } catch {
+    // missing: the comparison fails and says how to write it
+  }
+  return { actual, expected };
 }

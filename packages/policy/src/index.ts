@@ -1,5 +1,6 @@
 export {
   type Credentials,
+  checkSampleFile,
   credentialsOf,
   type Operation,
   Policy,

@@ -11,7 +11,7 @@ export const LBAAS_PREFIXES = ['/v2.0/lbaas', '/v2/lbaas', '/v2.0', '/v2'];
 
 export function buildApp(deps: LbaasQuotaDeps): Express {
   const router = Router();
-  router.use(LBAAS_PREFIXES, quotasRouter(deps.quotas));
+  router.use(LBAAS_PREFIXES, quotasRouter(deps.quotas, deps.policy));
   return createServiceApp({
     logger: deps.logger,
     identitySecret: deps.config.STRATUM_IDENTITY_SECRET,

@@ -11,6 +11,11 @@ const quota = z.coerce.number().int().min(MIN_QUOTA).max(MAX_QUOTA).default(-1);
 
 export const LbaasQuotaEnv = BaseServiceEnv.extend({
   PORT: z.coerce.number().int().min(0).max(65535).default(8782),
+  /**
+   * oslo.policy-style policy file (YAML or JSON) overriding the RBAC rules (`[oslo_policy] policy_file`); '' = the
+   * defaults. Read once at start: a bad file stops the service. Every rule is listed in etc/policy.yaml.sample.
+   */
+  POLICY_FILE: z.string().default(''),
   DEFAULT_LOAD_BALANCER_QUOTA: quota,
   DEFAULT_LISTENER_QUOTA: quota,
   DEFAULT_MEMBER_QUOTA: quota,

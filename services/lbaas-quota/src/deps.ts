@@ -5,6 +5,7 @@ import { redisAnswers, revisionCache } from '@stratum/cache';
 import { connectStore, type ReadinessCheck, type Store } from '@stratum/http-kit';
 import pino, { type Logger } from 'pino';
 import { defaultsOf, type LbaasQuotaConfig } from './config';
+import { QuotaPolicy } from './quotas/quotas.policy';
 import { QuotasRepository } from './quotas/quotas.repository';
 import { QuotasService } from './quotas/quotas.service';
 
@@ -13,6 +14,8 @@ export interface LbaasQuotaDeps {
   logger: Logger;
   store: Store;
   quotas: QuotasService;
+  /** The RBAC rules: the defaults, overridden by POLICY_FILE. */
+  policy: QuotaPolicy;
   /** What `GET /ready` reports besides the store. */
   readiness: Record<string, ReadinessCheck>;
   close(): Promise<void>;
@@ -20,6 +23,7 @@ export interface LbaasQuotaDeps {
 
 export async function createDeps(config: LbaasQuotaConfig, logger?: Logger): Promise<LbaasQuotaDeps> {
   const log = logger ?? pino({ name: 'lbaas-quota', level: config.LOG_LEVEL });
+  const policy = QuotaPolicy.load(config.POLICY_FILE); // before any connection: a bad file stops the start
   const store = await connectStore(config.MONGODB_URI, config.MONGODB_DATABASE);
   const cache = revisionCache({
     redisUrl: config.REDIS_URL,
@@ -36,5 +40,5 @@ export async function createDeps(config: LbaasQuotaConfig, logger?: Logger): Pro
   };
   const redis = cache.redis;
   const readiness: Record<string, ReadinessCheck> = redis ? { redis: { required: false, check: () => redisAnswers(redis) } } : {};
-  return { config, logger: log, store, quotas, readiness, close };
+  return { config, logger: log, store, quotas, policy, readiness, close };
 }

@@ -3,7 +3,7 @@
  */
 import { AppError, forwardedBaseUrl, identityOf, methodNotAllowed } from '@stratum/http-kit';
 import { type Request, Router } from 'express';
-import { authorize, can } from './quotas.policy';
+import { DEFAULT_QUOTA_POLICY, type QuotaPolicy } from './quotas.policy';
 import { presentListItem, presentQuota, presentUsage } from './quotas.presenter';
 import type { QuotaDoc } from './quotas.repository';
 import { type ListQuery, parseCounts, parseListQuery, parseProjectId, parseQuotaPut, parseShowQuery } from './quotas.schema';
@@ -40,7 +40,9 @@ function requireJson(req: Request): void {
   }
 }
 
-export function quotasRouter(quotas: QuotasService): Router {
+/** The quota routes; `policy` is the service's enforcer (its defaults unless POLICY_FILE overrides them). */
+export function quotasRouter(quotas: QuotasService, policy: QuotaPolicy = DEFAULT_QUOTA_POLICY): Router {
+  const { authorize, can } = policy;
   const r = Router({ strict: false });
   const q = (req: Request) => req.query as Record<string, unknown>;
   const pid = (req: Request) => parseProjectId(req.params.projectId as string | undefined);
