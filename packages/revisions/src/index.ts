@@ -16,6 +16,12 @@
  * Within one process, updates of one key are queued and committed in groups (all those that arrived while the
  * previous commit ran, as one revision), so a hot key costs one write per group rather than per update, and
  * contention costs retries only between replicas.
+ *
+ * Crash safety of the cache: before it writes revision n + 1, a writer marks the key in the cache as "revision n + 1
+ * being committed" (an entry with an empty JSON). Readers take such an entry as a miss and read the store, and the
+ * cache keeps it against older offers, so a process killed between its commit and its cache update leaves no stale
+ * entry behind: the next read rolls the cache forward to what the store holds (the write-intent of a write-through
+ * cache). A marker whose write never committed only costs store reads until a newer revision or its expiry.
  */
 import type { Collection, Db, Document, Filter } from 'mongodb';
 
@@ -54,11 +60,17 @@ interface PendingUpdate<S, R> {
  * slow reader filling a miss cannot hide a newer change. A cache that fails answers a miss; the store stays the truth.
  */
 export interface RevisionCache {
-  /** The cached record: revision (0 = the key has no record) and the state's JSON, or null on a miss. */
+  /**
+   * The cached record: revision (0 = the key has no record) and the state's JSON, or null on a miss. An empty JSON is
+   * a write-intent marker (revision being committed), which RevisionedRecords reads as a miss.
+   */
   get(key: string): Promise<{ revision: number; json: string } | null>;
-  /** Stores the record unless the cache holds a newer revision. Never throws. */
+  /** Stores the record (or a marker, JSON ''), unless the cache holds a newer revision. Never throws. */
   offer(key: string, revision: number, json: string): Promise<void>;
 }
+
+/** The JSON of a write-intent marker in a RevisionCache: "this revision is being committed; read the store". */
+export const INTENT_MARKER = '';
 
 export interface RevisionedRecordsOptions {
   /** Serves `peek` and first attempts from this cache; every committed revision is offered to it. */
@@ -126,7 +138,7 @@ export class RevisionedRecords<S extends Document> {
   /** The cached record (null = cached as absent), or undefined on a miss or without a cache. */
   private async cachedOf(key: string): Promise<Revision<S> | null | undefined> {
     const c = await this.cache?.get(key);
-    if (!c) return undefined;
+    if (!c || c.json === INTENT_MARKER) return undefined;
     return c.revision === 0 ? null : { revision: c.revision, state: JSON.parse(c.json) as S };
   }
 
@@ -224,6 +236,9 @@ export class RevisionedRecords<S extends Document> {
           base = { rev: stored, cached: false };
         }
         if (state === undefined) return settle(base.rev);
+        // Write-intent first: if this process dies after the commit and before the offer below, readers still go to
+        // the store instead of trusting the older cached revision.
+        await this.cache?.offer(key, (base.rev?.revision ?? 0) + 1, INTENT_MARKER);
         const committed = await this.write(key, base.rev, state);
         if (committed) {
           await this.offer(key, committed);
