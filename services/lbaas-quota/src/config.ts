@@ -30,6 +30,13 @@ export const LbaasQuotaEnv = BaseServiceEnv.extend({
   QUOTA_CACHE_TTL_S: z.coerce.number().int().min(1).default(60),
   /** Entries of the in-process cache (used without REDIS_URL). */
   QUOTA_CACHE_MAX: z.coerce.number().int().min(1).default(100_000),
+  /**
+   * Idempotency keys of consume/release remembered per project: the last IDEMPOTENCY_KEYS_MAX of them, each for at
+   * most IDEMPOTENCY_KEY_TTL_S seconds (the IETF idempotency-key draft leaves the window to the server; Stripe keeps
+   * keys 24 h). A retry after that counts as a new call.
+   */
+  IDEMPOTENCY_KEYS_MAX: z.coerce.number().int().min(1).max(10_000).default(100),
+  IDEMPOTENCY_KEY_TTL_S: z.coerce.number().int().min(1).default(86_400),
   /** Largest list page (Octavia `[api_settings] pagination_max_limit`). */
   PAGINATION_MAX_LIMIT: z.coerce.number().int().min(1).default(1000),
 });

@@ -33,7 +33,10 @@ export async function createDeps(config: LbaasQuotaConfig, logger?: Logger): Pro
   });
   const repo = new QuotasRepository(store.db, cache.cache);
   await repo.ensureIndexes();
-  const quotas = new QuotasService(repo, Object.freeze(defaultsOf(config)), config.PAGINATION_MAX_LIMIT);
+  const quotas = new QuotasService(repo, Object.freeze(defaultsOf(config)), config.PAGINATION_MAX_LIMIT, {
+    maxKeys: config.IDEMPOTENCY_KEYS_MAX,
+    ttlMs: config.IDEMPOTENCY_KEY_TTL_S * 1000,
+  });
   const close = async () => {
     cache.close();
     await store.close();

@@ -276,6 +276,154 @@ describe('group B: load balancer quotas through the gateway', () => {
     }
   });
 
+  /** Every page met walking `rel` links from `url`, with the rels of its links. */
+  async function pagesFrom(url: string, rel: 'next' | 'previous', who: keyof TestStack['personas'] = 'admin') {
+    const pages: { ids: string[]; rels: string[] }[] = [];
+    let next: string | undefined = url;
+    for (let i = 0; next && i < 50; i++) {
+      const res: request.Response = await request(stack.gateway).get(next).set(as(who));
+      expect(res.status).toBe(200);
+      const links: { href: string; rel: string }[] = res.body.quotas_links;
+      pages.push({ ids: res.body.quotas.map((q: { project_id: string }) => q.project_id), rels: links.map((l) => l.rel).sort() });
+      const link = links.find((l) => l.rel === rel);
+      next = link ? new URL(link.href).pathname + new URL(link.href).search : undefined;
+    }
+    return pages;
+  }
+
+  it('B1 with project_id and a marker: both apply, each matching record is met once, no link past either end', async () => {
+    const ids = [project(), project(), project()].sort();
+    for (const id of ids) await putQuota(id, { member: 1 });
+    const [before, p, after] = ids as [string, string, string];
+    const page = async (query: string, who: keyof TestStack['personas'] = 'admin') =>
+      (await pagesFrom(`/v2.0/lbaas/quotas?${query}`, 'next', who))[0];
+    // Forwards and backwards, from before, at and after the record: it shows up once, and no link leads further.
+    expect(await page(`project_id=${p}&limit=1`)).toEqual({ ids: [p], rels: [] });
+    expect(await page(`project_id=${p}&limit=1&marker=${before}`)).toEqual({ ids: [p], rels: [] });
+    expect(await page(`project_id=${p}&limit=1&marker=${p}`)).toEqual({ ids: [], rels: [] });
+    expect(await page(`project_id=${p}&limit=1&marker=${after}`)).toEqual({ ids: [], rels: [] });
+    expect(await page(`project_id=${p}&limit=1&marker=${after}&page_reverse=True`)).toEqual({ ids: [p], rels: [] });
+    expect(await page(`project_id=${p}&limit=1&marker=${p}&page_reverse=True`)).toEqual({ ids: [], rels: [] });
+    expect(await page(`project_id=${p}&limit=1&marker=${before}&page_reverse=True`)).toEqual({ ids: [], rels: [] });
+    expect(await page(`project_id=${p}&limit=1&sort=project_id:desc&marker=${after}`)).toEqual({ ids: [p], rels: [] });
+    expect(await page(`project_id=${p}&limit=1&sort=project_id:desc&marker=${p}`)).toEqual({ ids: [], rels: [] });
+    // A member's list is filtered to their own project the same way.
+    await putQuota(stack.projectA, { member: 2 });
+    expect(await page(`limit=1&marker=${stack.projectA}`, 'memberA')).toEqual({ ids: [], rels: [] });
+    expect(await page('limit=1', 'memberA')).toEqual({ ids: [stack.projectA], rels: [] });
+  });
+
+  it('B1 unfiltered with limit=1: forwards and backwards every record once; the first page has no previous link, the last no next', async () => {
+    for (let i = 0; i < 3; i++) await putQuota(project(), { pool: 1 });
+    const forward = await pagesFrom('/v2.0/lbaas/quotas?limit=1', 'next');
+    const all = forward.flatMap((pg) => pg.ids);
+    expect(new Set(all).size).toBe(all.length);
+    expect(forward[0]?.rels).toEqual(all.length > 1 ? ['next'] : []);
+    expect(forward.at(-1)?.rels).toEqual(all.length > 1 ? ['previous'] : []);
+    const backward = await pagesFrom(`/v2.0/lbaas/quotas?limit=1&marker=${all.at(-1)}&page_reverse=True`, 'previous');
+    expect(backward.flatMap((pg) => pg.ids).reverse()).toEqual(all.slice(0, -1));
+    expect(backward.at(-1)?.rels).toEqual(['next']);
+    // Past the last record: an empty page and no links (as Octavia's pagination helper).
+    expect((await pagesFrom(`/v2.0/lbaas/quotas?limit=1&marker=${all.at(-1)}`, 'next'))[0]).toEqual({ ids: [], rels: [] });
+  });
+
+  it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'])(
+    'a resource named %s is a 400 in PUT and in enforcement bodies, and writes nothing',
+    async (name) => {
+      const p = project();
+      const send = (method: 'put' | 'post' | 'put_usage', body: string) =>
+        (method === 'put_usage'
+          ? request(stack.gateway).put(`/v2.0/lbaas/quotas/${p}/usage`)
+          : request(stack.gateway)[method](`/v2.0/lbaas/quotas/${p}${method === 'post' ? '/usage' : ''}`)
+        )
+          .set(as('admin'))
+          .set('Content-Type', 'application/json')
+          .send(body);
+      for (const [method, wrapper, argument] of [
+        ['put', 'quota', 'quotas.quota'],
+        ['post', 'consume', 'consume'],
+        ['post', 'release', 'release'],
+        ['put_usage', 'in_use', 'in_use'],
+      ] as const) {
+        const res = await send(method, `{"${wrapper}":{"${name}":1}}`);
+        expect([method, wrapper, res.status, res.body]).toEqual([
+          method,
+          wrapper,
+          400,
+          { faultcode: 'Client', faultstring: `Unknown attribute for argument ${argument}: ${name}`, debuginfo: null },
+        ]);
+      }
+      expect((await request(stack.gateway).get(`/v2.0/lbaas/quotas?project_id=${p}`).set(as('admin'))).body.quotas).toEqual([]);
+    },
+  );
+
+  it.each([
+    'sort=constructor',
+    'sort=__proto__:asc',
+    'sort=project_id:constructor',
+    'sort_key=toString',
+    'sort_key=project_id&sort_dir=valueOf',
+    'sort_dir=hasOwnProperty',
+    'fields=constructor',
+    'fields=__proto__',
+    'constructor=1',
+    '__proto__=1',
+    'project_id=',
+    'marker=',
+  ])('B1 with %s is a 400', async (query) => {
+    const res = await request(stack.gateway).get(`/v2.0/lbaas/quotas?${query}`).set(as('admin'));
+    expect([res.status, res.body.faultcode]).toEqual([400, 'Client']);
+  });
+
+  it.each(['fields=constructor', 'fields=toString', 'constructor=1'])('B3 with %s is a 400', async (query) => {
+    const res = await request(stack.gateway).get(`/v2.0/lbaas/quotas/${project()}?${query}`).set(as('admin'));
+    expect([res.status, res.body.faultcode]).toEqual([400, 'Client']);
+  });
+
+  /** Every route with a project id in its path, as [method, path after the prefix, body]. */
+  const idRoutes = (id: string): [string, string, object | undefined][] => [
+    ['get', `/quotas/${id}`, undefined],
+    ['put', `/quotas/${id}`, { quota: { pool: 1 } }],
+    ['delete', `/quotas/${id}`, undefined],
+    ['get', `/quotas/${id}/default`, undefined],
+    ['get', `/quotas/${id}/usage`, undefined],
+    ['post', `/quotas/${id}/usage`, { consume: { pool: 1 } }],
+    ['put', `/quotas/${id}/usage`, { in_use: { pool: 1 } }],
+  ];
+  const call = (method: string, path: string, body?: object) => {
+    const r = (request(stack.gateway) as unknown as Record<string, (url: string) => request.Test>)[method]?.(
+      `/v2.0/lbaas${path}`,
+    ) as request.Test;
+    return body ? r.set(as('admin')).send(body) : r.set(as('admin'));
+  };
+
+  it.each([
+    ['NUL', 'a%00b'],
+    ['a control character', 'a%1Fb'],
+    ['DEL', 'a%7Fb'],
+    ['a C1 control', 'a%C2%85b'],
+    ['a bidi override', 'a%E2%80%AEb'],
+    ['a bidi isolate', 'a%E2%81%A6b'],
+  ])('a project id with %s is a 400 on every route, and in the list filter and marker', async (_what, id) => {
+    for (const [method, path, body] of idRoutes(id)) {
+      const res = await call(method, path, body);
+      expect([method, path, res.status, res.body.faultcode]).toEqual([method, path, 400, 'Client']);
+    }
+    for (const query of [`project_id=${id}`, `marker=${id}`]) {
+      const res = await request(stack.gateway).get(`/v2.0/lbaas/quotas?${query}`).set(as('admin'));
+      expect([query, res.status, res.body.faultcode]).toEqual([query, 400, 'Client']);
+    }
+  });
+
+  it('malformed percent-encoding in a project id is a 400 on every route, never a 500', async () => {
+    for (const id of ['%ZZ', '%', 'a%E2%80', '%C0%AF']) {
+      for (const [method, path, body] of idRoutes(id)) {
+        const res = await call(method, path, body);
+        expect([method, path, res.status, res.body.faultcode]).toEqual([method, path, 400, 'Client']);
+      }
+    }
+  });
+
   it('B1 rejects an unknown filter and an unknown field with 400', async () => {
     expect((await request(stack.gateway).get('/v2.0/lbaas/quotas?colour=red').set(as('admin'))).status).toBe(400);
     expect((await request(stack.gateway).get('/v2.0/lbaas/quotas?fields=colour').set(as('admin'))).status).toBe(400);

@@ -17,7 +17,15 @@ import {
   QuotaLimit,
 } from '@stratum/quota-items';
 import { z } from 'zod';
-import { countsBody, ListQueryParams, ProjectIdParam, QuotaPutBody, ResetQueryParams, ShowQueryParams } from './quotas.schema';
+import {
+  countsBody,
+  IdempotencyKeyHeader,
+  ListQueryParams,
+  ProjectIdParam,
+  QuotaPutBody,
+  ResetQueryParams,
+  ShowQueryParams,
+} from './quotas.schema';
 
 /** Octavia's error body. */
 export const OctaviaError = z
@@ -161,14 +169,25 @@ export function quotasRoutes(prefix: string, id = ''): RouteConfig[] {
       path: `${p}/{project_id}/usage`,
       operationId: `consumeOrReleaseLbaasUsage${id}`,
       summary: 'Consume or release quota, all or nothing (admin or service)',
-      description: 'Consume before creating load balancer objects, release after deleting them. Not idempotent.',
+      description:
+        'Consume before creating load balancer objects, release after deleting them. Idempotent per key: with an ' +
+        '`Idempotency-Key` (or, without one, the `X-Openstack-Request-Id` the client sent), a retry gets the first ' +
+        "call's status and body (with `Idempotent-Replayed: true`) and counts once, on any replica. Keys are kept per " +
+        'project, the last 100 for 24 h by default (IDEMPOTENCY_KEYS_MAX, IDEMPOTENCY_KEY_TTL_S).',
       request: {
         params: ProjectParams,
+        headers: z.object({ 'Idempotency-Key': IdempotencyKeyHeader.optional() }),
         body: body(UsageChangeBody),
       },
       responses: {
-        200: json('Usage after the change', z.object({ usage: Usage })),
-        ...octaviaErrors({ ...refused, 403: 'Policy refusal, or `Quota has been met for resources: …`', 415: 'The body is not JSON' }),
+        200: json("Usage after the change (or, for a retry, the first call's answer)", z.object({ usage: Usage })),
+        ...octaviaErrors({
+          ...refused,
+          400: 'Invalid parameter, body, project id or Idempotency-Key',
+          403: 'Policy refusal, or `Quota has been met for resources: …` (a keyed refusal is answered again to a retry)',
+          415: 'The body is not JSON',
+          422: 'The idempotency key was already used for a different request (another action or other counts) on this project',
+        }),
       },
     },
     {

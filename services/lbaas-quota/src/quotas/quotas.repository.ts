@@ -1,8 +1,9 @@
 /**
  * The `lbaas_quotas` collection: one head document per project,
- * `{_id: project_id, revision, limits: {<resource>: int | null}, in_use: {<resource>: int}}`
+ * `{_id: project_id, revision, limits: {<resource>: int | null}, in_use: {<resource>: int}, idempotency_keys?: […]}`
  * (null limit = the deployment default applies, as Octavia's NULL column). Every change goes through `change`, a
- * linearizable read-modify-write committed by one conditional write on `revision` (@stratum/revisions).
+ * linearizable read-modify-write committed by one conditional write on `revision` (@stratum/revisions), so the
+ * outcome of a keyed enforcement call is remembered in the same write as the change it made.
  */
 import type { LbaasLimits, LbaasResource } from '@stratum/quota-items';
 import { LBAAS_RESOURCES } from '@stratum/quota-items';
@@ -11,13 +12,30 @@ import type { Db, Filter } from 'mongodb';
 
 export const LBAAS_QUOTAS_COLLECTION = 'lbaas_quotas';
 
-/** A project's stored quota: its limits and its in_use counts. */
+/**
+ * The remembered outcome of one enforcement call made with an idempotency key (see QuotasService.enforce).
+ * `limits` and `in_use` are the usage the call answered (200), in LBAAS_RESOURCES order; `message` its 403.
+ */
+export interface IdempotencyRecord {
+  key: string;
+  /** Digest of what the call asked (action and counts): the same key with another request is refused. */
+  fingerprint: string;
+  /** When the call was first answered, in ms since the epoch. */
+  at: number;
+  status: 200 | 403;
+  limits?: number[];
+  in_use?: number[];
+  message?: string;
+}
+
+/** A project's stored quota: its limits, its in_use counts, and the recent keyed enforcement calls (oldest first). */
 export interface QuotaState {
   limits: LbaasLimits;
   in_use: Record<LbaasResource, number>;
+  idempotency_keys?: IdempotencyRecord[];
 }
 
-/** A head document as lists read it. */
+/** A head document as lists read it (without the idempotency keys). */
 export interface QuotaDoc extends QuotaState {
   _id: string;
   revision?: number;
@@ -76,24 +94,37 @@ export class QuotasRepository {
   }
 
   /**
-   * Head records in project_id order, walking from the marker (forwards, or backwards when `reverse`).
-   * @returns up to `limit` records in walking order.
+   * Head records in project_id order, walking from the marker (forwards, or backwards when `reverse`); with
+   * `projectId`, only that project's record, the marker still applying (as Octavia's PaginationHelper: the filter and
+   * the marker both narrow the query).
+   * @returns up to `limit` records in walking order, without their idempotency keys.
    */
   async list(w: ListWindow): Promise<QuotaDoc[]> {
-    const filter: Filter<{ _id: string }> = {};
-    if (w.projectId !== undefined) filter._id = w.projectId;
-    else if (w.marker !== undefined) {
-      const forwardOp = w.direction === 1 ? '$gt' : '$lt';
-      const backwardOp = w.direction === 1 ? '$lt' : '$gt';
-      filter._id = { [w.reverse ? backwardOp : forwardOp]: w.marker };
-    }
     const walk = (w.reverse ? -w.direction : w.direction) as 1 | -1;
+    const filter = this.filterOf(w.projectId, w.marker, walk);
     // One batch, no cursor left open (docs/stores.md, "Reads"); the `_id` order comes from the primary key.
     const rows = await this.records.heads
-      .find(filter, { singleBatch: true, batchSize: w.limit })
+      .find(filter, { singleBatch: true, batchSize: w.limit, projection: { idempotency_keys: 0 } })
       .sort({ _id: walk })
       .limit(w.limit)
       .toArray();
     return rows as unknown as QuotaDoc[];
+  }
+
+  /**
+   * Whether a record matching `projectId` (when given) lies strictly beyond `from` in `walk` order (1 ascending
+   * project ids, -1 descending): whether a page link in that direction leads anywhere.
+   */
+  async existsBeyond(projectId: string | undefined, from: string, walk: 1 | -1): Promise<boolean> {
+    const row = await this.records.heads.findOne(this.filterOf(projectId, from, walk), { projection: { _id: 1 } });
+    return row !== null;
+  }
+
+  /** `_id` equal to `projectId` (when given) and beyond `marker` (when given) in `walk` order. */
+  private filterOf(projectId: string | undefined, marker: string | undefined, walk: 1 | -1): Filter<{ _id: string }> {
+    const id: Record<string, string> = {};
+    if (projectId !== undefined) id.$eq = projectId;
+    if (marker !== undefined) id[walk === 1 ? '$gt' : '$lt'] = marker;
+    return Object.keys(id).length > 0 ? { _id: id } : {};
   }
 }

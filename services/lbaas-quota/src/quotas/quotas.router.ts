@@ -6,7 +6,7 @@ import { type Request, Router } from 'express';
 import { DEFAULT_QUOTA_POLICY, type QuotaPolicy } from './quotas.policy';
 import { presentListItem, presentQuota, presentUsage } from './quotas.presenter';
 import type { QuotaDoc } from './quotas.repository';
-import { type ListQuery, parseCounts, parseListQuery, parseProjectId, parseQuotaPut, parseShowQuery } from './quotas.schema';
+import { parseCounts, parseIdempotencyKey, parseListQuery, parseProjectId, parseQuotaPut, parseShowQuery } from './quotas.schema';
 import type { QuotasService } from './quotas.service';
 
 /** The URL of this list page with another marker (and page_reverse), as the client addressed it (through the gateway's prefix). */
@@ -19,19 +19,21 @@ function pageLink(req: Request, marker: string, reverse: boolean): string {
 }
 
 /**
- * `quotas_links` of a page (Octavia's `[{"href","rel"}]`): `next` when records follow the page, `previous` when
- * records precede it. Unlike Octavia, the markers are project ids, so following a link works.
+ * `quotas_links` of a page (Octavia's `[{"href","rel"}]`): `next` when matching records follow the page, `previous`
+ * when matching records precede it, none past either end. Unlike Octavia, the markers are project ids, so following a
+ * link works, also with a `project_id` filter.
  */
-function pageLinks(req: Request, page: { docs: QuotaDoc[]; more: boolean }, input: ListQuery) {
-  const first = page.docs[0]?._id ?? input.marker;
-  const last = page.docs.at(-1)?._id ?? input.marker;
-  const hasNext = input.pageReverse ? input.marker !== undefined : page.more;
-  const hasPrevious = input.pageReverse ? page.more : input.marker !== undefined;
+function pageLinks(req: Request, page: { docs: QuotaDoc[]; hasNext: boolean; hasPrevious: boolean }) {
+  const first = page.docs[0]?._id;
+  const last = page.docs.at(-1)?._id;
   const links: { href: string; rel: 'next' | 'previous' }[] = [];
-  if (hasNext && last !== undefined) links.push({ href: pageLink(req, last, false), rel: 'next' });
-  if (hasPrevious && first !== undefined) links.push({ href: pageLink(req, first, true), rel: 'previous' });
+  if (page.hasNext && last !== undefined) links.push({ href: pageLink(req, last, false), rel: 'next' });
+  if (page.hasPrevious && first !== undefined) links.push({ href: pageLink(req, first, true), rel: 'previous' });
   return links;
 }
+
+/** Marks a response that repeats an earlier call's outcome (Stripe's `Idempotent-Replayed`). */
+const REPLAYED_HEADER = 'Idempotent-Replayed';
 
 /** @throws AppError 415 `Unknown mimetype: <type>` (Octavia's) for a body that is not JSON. */
 function requireJson(req: Request): void {
@@ -67,12 +69,13 @@ export function quotasRouter(quotas: QuotasService, policy: QuotaPolicy = DEFAUL
       direction: input.direction,
       reverse: input.pageReverse,
     });
-    res.json({ quotas: page.docs.map((d) => presentListItem(d, input.fields)), quotas_links: pageLinks(req, page, input) });
+    res.json({ quotas: page.docs.map((d) => presentListItem(d, input.fields)), quotas_links: pageLinks(req, page) });
   });
 
   // Octavia's `/{pid}/default` and the `/defaults` the clients call (reference/lbaas-quota.md §1): both are the defaults.
   r.get(['/quotas/defaults', '/quotas/:projectId/default'], async (req, res) => {
     authorize(identityOf(res), 'quota:get_defaults');
+    if (req.params.projectId !== undefined) pid(req);
     res.json({ quota: presentQuota(quotas.defaults, parseShowQuery(q(req))) });
   });
 
@@ -109,11 +112,11 @@ export function quotasRouter(quotas: QuotasService, policy: QuotaPolicy = DEFAUL
     if (action.length !== 1 || (action[0] !== 'consume' && action[0] !== 'release')) {
       throw new AppError(400, 'The body must hold exactly one action: "consume" or "release".');
     }
-    const usage =
-      action[0] === 'consume'
-        ? await quotas.consume(pid(req), parseCounts(req.body, 'consume'))
-        : await quotas.release(pid(req), parseCounts(req.body, 'release'));
-    res.json({ usage: presentUsage(usage) });
+    const key = parseIdempotencyKey(req.headers);
+    const { outcome, replayed } = await quotas.enforce(pid(req), action[0], parseCounts(req.body, action[0]), key);
+    const headers: Record<string, string> = replayed ? { [REPLAYED_HEADER]: 'true' } : {};
+    if (outcome.status === 403) throw new AppError(403, outcome.message, undefined, headers);
+    res.set(headers).json({ usage: presentUsage(outcome.usage) });
   });
 
   r.put('/quotas/:projectId/usage', async (req, res) => {

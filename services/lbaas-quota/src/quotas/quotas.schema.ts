@@ -48,7 +48,8 @@ function byResource<T>(obj: Record<string, unknown>, argument: string, check: (k
   const out: Partial<Record<LbaasResource, T>> = {};
   const fromUnderscore = new Set<LbaasResource>();
   for (const [key, value] of Object.entries(obj)) {
-    const resource = LBAAS_INPUT_NAMES[key];
+    // Own keys only: `constructor`, `__proto__`, `toString`… are unknown attributes, not Object.prototype's.
+    const resource = Object.hasOwn(LBAAS_INPUT_NAMES, key) ? LBAAS_INPUT_NAMES[key] : undefined;
     if (!resource) throw bad(`Unknown attribute for argument ${argument}: ${key}`);
     const checked = check(key, value);
     const isUnderscore = key === resource;
@@ -204,8 +205,10 @@ export function parseListQuery(query: Record<string, unknown>): ListQuery {
     return v;
   };
   const out: ListQuery = { fields: parseFields(query.fields, LIST_ATTRIBUTES), direction: 1, pageReverse: false };
-  out.projectId = one('project_id');
-  out.marker = one('marker');
+  const projectId = one('project_id');
+  if (projectId !== undefined) out.projectId = parseProjectId(projectId);
+  const marker = one('marker');
+  if (marker !== undefined) out.marker = parseProjectId(marker, 'marker');
   const limit = one('limit');
   if (limit !== undefined) {
     if (limit === 'infinite') out.limit = 0;
@@ -259,18 +262,83 @@ export function parseCounts(body: unknown, wrapper: string): Partial<Record<Lbaa
 /** Longest project id accepted (Keystone's ids are 32 to 64 characters; Octavia's column is 36). */
 export const MAX_PROJECT_ID_LENGTH = 255;
 
-/** A project id in the path: not checked against Keystone (as Octavia), only for length. */
-export const ProjectIdParam = z.string().min(1).max(MAX_PROJECT_ID_LENGTH);
+/**
+ * Whether `s` holds a character no project id holds: C0 and C1 controls (NUL included), DEL, or a Unicode
+ * bidirectional control (U+061C, U+200E/F, U+202A-E, U+2066-9), which would make a stored id display as another.
+ */
+function hasForbiddenIdChar(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || (c >= 0x7f && c <= 0x9f) || c === 0x61c || c === 0x200e || c === 0x200f) return true;
+    if ((c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069)) return true;
+  }
+  return false;
+}
+
+/** A project id in the path: not checked against Keystone (as Octavia), only for length and characters. */
+export const ProjectIdParam = z
+  .string()
+  .min(1)
+  .max(MAX_PROJECT_ID_LENGTH)
+  .refine((s) => !hasForbiddenIdChar(s), 'no control or bidirectional-control characters');
 
 /**
- * A project id from the path. Not checked against Keystone (as Octavia), only for length.
- * @throws AppError 400 when empty or longer than MAX_PROJECT_ID_LENGTH.
+ * A project id from the path (or the `project_id` and `marker` of a list). Not checked against Keystone (as
+ * Octavia), only for length and characters.
+ * @param field the name the 400 gives the value.
+ * @throws AppError 400 when empty, longer than MAX_PROJECT_ID_LENGTH, or holding a control or bidi-control character.
  */
-export function parseProjectId(raw: string | undefined): string {
-  if (!ProjectIdParam.safeParse(raw).success) {
-    throw bad(`Invalid input for field/attribute project_id. Value should be 1 to ${MAX_PROJECT_ID_LENGTH} characters`);
+export function parseProjectId(raw: string | undefined, field = 'project_id'): string {
+  if (typeof raw !== 'string' || raw.length < 1 || raw.length > MAX_PROJECT_ID_LENGTH) {
+    throw bad(`Invalid input for field/attribute ${field}. Value should be 1 to ${MAX_PROJECT_ID_LENGTH} characters`);
   }
-  return raw as string;
+  if (hasForbiddenIdChar(raw)) {
+    throw bad(`Invalid input for field/attribute ${field}. Value should hold no control or bidirectional-control characters`);
+  }
+  return raw;
+}
+
+/** Longest idempotency key accepted. */
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+const IDEMPOTENCY_KEY_RE = /^[\x20-\x7e]+$/;
+const REQUEST_ID_RE = /^req-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * The gateway's copy of the `X-Openstack-Request-Id` the client itself sent (absent when the gateway made the id up),
+ * so the service can tell a client's id from a generated one.
+ */
+export const CLIENT_REQUEST_ID_HEADER = 'x-stratum-client-request-id';
+
+/** `Idempotency-Key` request header (IETF draft-ietf-httpapi-idempotency-key-header; Stripe's). */
+export const IdempotencyKeyHeader = z
+  .string()
+  .min(1)
+  .max(MAX_IDEMPOTENCY_KEY_LENGTH)
+  .regex(IDEMPOTENCY_KEY_RE)
+  .describe(
+    'a key the caller makes up per enforcement call (a UUID, say) and sends again on every retry of that call: a retry ' +
+      'gets the first outcome and counts once. Plain or as a structured-field string ("…"). Without it, the ' +
+      'X-Openstack-Request-Id the client sent (req-<uuid>) is the key.',
+  );
+
+/**
+ * The idempotency key of an enforcement call: the `Idempotency-Key` header (an sf-string's quotes removed), else the
+ * `X-Openstack-Request-Id` the client sent when it is a valid `req-<uuid>` (oslo.middleware's format).
+ * @returns undefined when the call has no key.
+ * @throws AppError 400 when `Idempotency-Key` is empty, longer than 255 characters, not printable ASCII, or repeated.
+ */
+export function parseIdempotencyKey(headers: Record<string, string | string[] | undefined>): string | undefined {
+  const given = headers['idempotency-key'];
+  if (given !== undefined) {
+    let key = Array.isArray(given) ? '' : given.trim();
+    if (key.length >= 2 && key.startsWith('"') && key.endsWith('"')) key = key.slice(1, -1);
+    if (!IdempotencyKeyHeader.safeParse(key).success) {
+      throw bad(`Invalid Idempotency-Key header. Value should be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters`);
+    }
+    return key;
+  }
+  const requestId = headers[CLIENT_REQUEST_ID_HEADER];
+  return typeof requestId === 'string' && REQUEST_ID_RE.test(requestId) ? requestId : undefined;
 }
 
 /** Query string of show and defaults: only `fields`. */

@@ -5,6 +5,7 @@
  * Every change is a linearizable read-modify-write of the project's record (QuotasRepository.change), so concurrent
  * consumes never take `in_use` past a limit, on any number of replicas.
  */
+import { createHash } from 'node:crypto';
 import { AppError } from '@stratum/http-kit';
 import {
   LBAAS_DISPLAY_NAME,
@@ -15,10 +16,41 @@ import {
   QUOTA_UNLIMITED,
 } from '@stratum/quota-items';
 import { type Decision, type Revision, RevisionConflictError } from '@stratum/revisions';
-import { emptyQuotaState, type ListWindow, type QuotaDoc, type QuotaState, type QuotasRepository } from './quotas.repository';
+import {
+  emptyQuotaState,
+  type IdempotencyRecord,
+  type ListWindow,
+  type QuotaDoc,
+  type QuotaState,
+  type QuotasRepository,
+} from './quotas.repository';
 
 /** Per-resource counts (consume, release, or absolute in_use); omitted resources are untouched. */
 export type ResourceCounts = Partial<Record<LbaasResource, number>>;
+
+/** An enforcement action. */
+export type EnforcementAction = 'consume' | 'release';
+
+/** What an enforcement call answered: its usage after the change (200), or Octavia's over-quota refusal (403). */
+export type EnforcementOutcome = { status: 200; usage: QuotaUsage } | { status: 403; message: string };
+
+/** How long and how many idempotency keys each project remembers (whichever runs out first). */
+export interface IdempotencyRetention {
+  /** Keys per project; the oldest goes first. */
+  maxKeys: number;
+  /** Lifetime of a key, in ms. */
+  ttlMs: number;
+}
+
+/**
+ * Fingerprint of an enforcement request (action and normalized counts), so a key sent again with another request is
+ * recognised (as the IETF idempotency-key draft and Stripe compare request payloads). Both spellings of a resource
+ * give the same fingerprint, as they are the same request.
+ */
+export function fingerprintOf(action: EnforcementAction, counts: ResourceCounts): string {
+  const canonical = JSON.stringify([action, LBAAS_RESOURCES.map((r) => counts[r] ?? null)]);
+  return createHash('sha256').update(canonical).digest('base64url').slice(0, 22);
+}
 
 /** A project's effective limits and in_use counts. */
 export interface QuotaUsage {
@@ -36,6 +68,7 @@ export class QuotasService {
     /** Deployment defaults, from configuration (same on every replica that shares the configuration). */
     readonly defaults: Readonly<LbaasResolved>,
     private readonly pageMax: number,
+    private readonly retention: IdempotencyRetention = { maxKeys: 100, ttlMs: 86_400_000 },
   ) {}
 
   /** Effective limits of a stored record: null → default. */
@@ -74,14 +107,26 @@ export class QuotasService {
   }
 
   /**
-   * One page of records in project_id order (`direction`), walking from `marker` (backwards when `reverse`).
-   * @returns the page in `direction` order, and whether more records lie beyond it in the walking direction.
+   * One page of records in project_id order (`direction`), walking from `marker` (backwards when `reverse`); with
+   * `projectId`, only records of that project (the marker still applies).
+   * @returns the page in `direction` order, and whether matching records lie after it (`hasNext`) and before it
+   *   (`hasPrevious`) in that order. An empty page has neither (as Octavia's pagination helper gives no links then).
    */
-  async list(w: Omit<ListWindow, 'limit'> & { limit?: number }): Promise<{ docs: QuotaDoc[]; more: boolean }> {
+  async list(w: Omit<ListWindow, 'limit'> & { limit?: number }): Promise<{ docs: QuotaDoc[]; hasNext: boolean; hasPrevious: boolean }> {
     const limit = w.limit === undefined || w.limit <= 0 ? this.pageMax : Math.min(w.limit, this.pageMax);
     const rows = await this.repo.list({ ...w, limit: limit + 1 });
-    const docs = rows.slice(0, limit);
-    return { docs: w.reverse ? docs.reverse() : docs, more: rows.length > limit };
+    const walked = rows.slice(0, limit);
+    const more = rows.length > limit;
+    const docs = w.reverse ? walked.reverse() : walked;
+    const first = docs[0];
+    const last = docs.at(-1);
+    if (!first || !last) return { docs, hasNext: false, hasPrevious: false };
+    // Behind the page (towards the marker) there can only be records when a marker was given: look, since a
+    // filter or a marker that is no record may leave nothing there.
+    const behind = (from: string, walk: 1 | -1) => (w.marker === undefined ? false : this.repo.existsBeyond(w.projectId, from, walk));
+    return w.reverse
+      ? { docs, hasNext: await behind(last._id, w.direction), hasPrevious: more }
+      : { docs, hasNext: more, hasPrevious: await behind(first._id, -w.direction as 1 | -1) };
   }
 
   /**
@@ -94,7 +139,7 @@ export class QuotasService {
       const state = cur?.state ?? emptyQuotaState();
       const next = { ...state.limits, ...limits };
       const same = cur !== null && LBAAS_RESOURCES.every((r) => next[r] === state.limits[r]);
-      return same ? { result: undefined } : { next: { limits: next, in_use: state.in_use }, result: undefined };
+      return same ? { result: undefined } : { next: { ...state, limits: next }, result: undefined };
     });
     return this.resolve(current?.state.limits);
   }
@@ -115,53 +160,123 @@ export class QuotasService {
           `Quotas of ${projectId} cannot be reset: usage is above the default for ${what.join(', ')}. Use force=true to reset anyway.`,
         );
       }
-      return { next: { limits: emptyQuotaState().limits, in_use: cur.state.in_use }, result: undefined };
+      return { next: { ...cur.state, limits: emptyQuotaState().limits }, result: undefined };
     });
   }
 
   /**
-   * Consumes `counts` atomically, all or nothing, against the effective limits (as Octavia's check_quota_met, with
-   * the increment and the check in one step): allowed when `in_use + count <= limit` or the limit is -1.
-   * @throws AppError 403 `Quota has been met for resources: <Name>[, <Name>…]` naming every resource over its limit.
+   * A consume or a release. Consume is all or nothing against the effective limits (as Octavia's check_quota_met,
+   * with the increment and the check in one step): allowed when `in_use + count <= limit` or the limit is -1, else a
+   * 403 `Quota has been met for resources: <Name>[, <Name>…]` naming every resource over its limit. Release is
+   * Octavia's decrement_quota, clamped: in_use never drops below 0; a project without a record is left without one.
+   *
+   * Answered once per idempotency key: with `key`, the outcome (200 and its usage, or the
+   * 403) is remembered in the project's record by the same conditional write as the change, and a later call with the
+   * same key and the same request gets that outcome again without changing anything, on any replica. Keys are kept
+   * per project, the last `retention.maxKeys` of them for at most `retention.ttlMs`; an older key counts as new.
+   * A keyed release for a project without a record creates the record, to remember the key.
+   * @returns the outcome, and whether it is a replay of an earlier call's.
+   * @throws AppError 422 when `key` was used for another request (another action or other counts) on this project;
+   *   503 when the project stays contended.
    */
-  async consume(projectId: string, counts: ResourceCounts): Promise<QuotaUsage> {
-    const { current } = await this.change<void>(projectId, (cur) => {
+  async enforce(
+    projectId: string,
+    action: EnforcementAction,
+    counts: ResourceCounts,
+    key?: string,
+  ): Promise<{ outcome: EnforcementOutcome; replayed: boolean }> {
+    const fingerprint = key === undefined ? '' : fingerprintOf(action, counts);
+    const { result, current } = await this.change<{ outcome?: EnforcementOutcome; replayed: boolean }>(projectId, (cur) => {
+      const now = Date.now();
+      if (key !== undefined) {
+        const prior = this.recall(cur?.state, key, now);
+        if (prior) {
+          if (prior.fingerprint !== fingerprint) {
+            throw new AppError(
+              422,
+              `Idempotency key '${key}' was already used for a different request on the usage of project ${projectId}. ` +
+                'Use a new key for a new request.',
+            );
+          }
+          return { result: { outcome: this.outcomeOf(projectId, prior), replayed: true } };
+        }
+      } else if (!cur && action === 'release') return { result: { replayed: false } };
       const state = cur?.state ?? emptyQuotaState();
-      const limits = this.resolve(state.limits);
-      const inUse = { ...state.in_use };
-      const over: LbaasResource[] = [];
-      for (const r of LBAAS_RESOURCES) {
-        const n = counts[r];
-        if (n === undefined) continue;
-        if (limits[r] !== QUOTA_UNLIMITED && inUse[r] + n > limits[r]) over.push(r);
-        inUse[r] += n;
-      }
-      if (over.length > 0)
-        throw new AppError(403, `Quota has been met for resources: ${over.map((r) => LBAAS_DISPLAY_NAME[r]).join(', ')}`);
-      return { next: { limits: state.limits, in_use: inUse }, result: undefined };
+      const step = action === 'consume' ? this.consumed(state, counts) : { inUse: this.released(state, counts) };
+      if ('refusal' in step && key === undefined) throw new AppError(403, step.refusal);
+      const next: QuotaState = { ...state, in_use: 'refusal' in step ? state.in_use : step.inUse };
+      const outcome: EnforcementOutcome =
+        'refusal' in step ? { status: 403, message: step.refusal } : { status: 200, usage: this.usageOf(projectId, next) };
+      if (key !== undefined)
+        next.idempotency_keys = this.remember(state.idempotency_keys, { key, fingerprint, at: now, ...this.recordOf(outcome) }, now);
+      return { next, result: { outcome, replayed: false } };
     });
-    return this.usageOf(projectId, current?.state ?? emptyQuotaState());
+    return {
+      outcome: result.outcome ?? { status: 200, usage: this.usageOf(projectId, current?.state ?? emptyQuotaState()) },
+      replayed: result.replayed,
+    };
   }
 
-  /**
-   * Releases `counts` (as Octavia's decrement_quota, but clamped: in_use never drops below 0).
-   * A project without a record has nothing to release and is left without one.
-   */
-  async release(projectId: string, counts: ResourceCounts): Promise<QuotaUsage> {
-    const { current } = await this.change<void>(projectId, (cur) => {
-      if (!cur) return { result: undefined };
-      const inUse = { ...cur.state.in_use };
-      for (const r of LBAAS_RESOURCES) if (counts[r] !== undefined) inUse[r] = Math.max(0, inUse[r] - (counts[r] as number));
-      return { next: { limits: cur.state.limits, in_use: inUse }, result: undefined };
+  /** The in_use after consuming `counts`, or the refusal naming every resource that would go over its limit. */
+  private consumed(state: QuotaState, counts: ResourceCounts): { inUse: Record<LbaasResource, number> } | { refusal: string } {
+    const limits = this.resolve(state.limits);
+    const inUse = { ...state.in_use };
+    const over: LbaasResource[] = [];
+    for (const r of LBAAS_RESOURCES) {
+      const n = counts[r];
+      if (n === undefined) continue;
+      if (limits[r] !== QUOTA_UNLIMITED && inUse[r] + n > limits[r]) over.push(r);
+      inUse[r] += n;
+    }
+    return over.length > 0
+      ? { refusal: `Quota has been met for resources: ${over.map((r) => LBAAS_DISPLAY_NAME[r]).join(', ')}` }
+      : { inUse };
+  }
+
+  /** The in_use after releasing `counts`, clamped at 0. */
+  private released(state: QuotaState, counts: ResourceCounts): Record<LbaasResource, number> {
+    const inUse = { ...state.in_use };
+    for (const r of LBAAS_RESOURCES) if (counts[r] !== undefined) inUse[r] = Math.max(0, inUse[r] - (counts[r] as number));
+    return inUse;
+  }
+
+  /** The remembered call of `key`, unless it expired. */
+  private recall(state: QuotaState | undefined, key: string, now: number): IdempotencyRecord | undefined {
+    return state?.idempotency_keys?.find((k) => k.key === key && now - k.at < this.retention.ttlMs);
+  }
+
+  /** `kept` without expired keys, plus `entry`, at most `retention.maxKeys` (the oldest dropped first). */
+  private remember(kept: IdempotencyRecord[] | undefined, entry: IdempotencyRecord, now: number): IdempotencyRecord[] {
+    const live = (kept ?? []).filter((k) => now - k.at < this.retention.ttlMs);
+    live.push(entry);
+    return live.slice(-this.retention.maxKeys);
+  }
+
+  private recordOf(outcome: EnforcementOutcome): Pick<IdempotencyRecord, 'status' | 'limits' | 'in_use' | 'message'> {
+    if (outcome.status === 403) return { status: 403, message: outcome.message };
+    return {
+      status: 200,
+      limits: LBAAS_RESOURCES.map((r) => outcome.usage.limits[r]),
+      in_use: LBAAS_RESOURCES.map((r) => outcome.usage.inUse[r]),
+    };
+  }
+
+  private outcomeOf(projectId: string, k: IdempotencyRecord): EnforcementOutcome {
+    if (k.status === 403) return { status: 403, message: k.message ?? '' };
+    const limits = {} as LbaasResolved;
+    const inUse = {} as Record<LbaasResource, number>;
+    LBAAS_RESOURCES.forEach((r, i) => {
+      limits[r] = k.limits?.[i] ?? this.defaults[r];
+      inUse[r] = k.in_use?.[i] ?? 0;
     });
-    return this.usageOf(projectId, current?.state ?? emptyQuotaState());
+    return { status: 200, usage: { projectId, limits, inUse } };
   }
 
   /** Reconciliation: sets absolute in_use counts (may exceed a limit: they report what exists). */
   async setInUse(projectId: string, counts: ResourceCounts): Promise<QuotaUsage> {
     const { current } = await this.change<void>(projectId, (cur) => {
       const state = cur?.state ?? emptyQuotaState();
-      return { next: { limits: state.limits, in_use: { ...state.in_use, ...counts } }, result: undefined };
+      return { next: { ...state, in_use: { ...state.in_use, ...counts } }, result: undefined };
     });
     return this.usageOf(projectId, current?.state ?? emptyQuotaState());
   }
