@@ -209,14 +209,18 @@ describe('group A: hostile names and bodies', () => {
       expect(ids(found)).toEqual([e.message_id]);
     });
 
-    it('a notification with a deeply nested payload is converted like any other', async () => {
-      const id = `deep-${Date.now()}`;
-      const deep = `${'{"a":'.repeat(3000)}1${'}'.repeat(3000)}`;
-      const res = await ingest(
-        `{"message_id":"${id}","event_type":"t","priority":"INFO","timestamp":"2026-11-21 12:00:00","payload":${deep}}`,
-      );
-      expect(res.status).toBe(200);
-      expect(res.body).toEqual({ stored: 1, duplicates: 0, dropped: [] });
+    it('a record nested deeper than Python reads JSON is refused, whatever part is deep', async () => {
+      const deep = (n: number) => `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`;
+      const notification = `{"message_id":"deep-1","event_type":"t","priority":"INFO","timestamp":"2026-11-21 12:00:00","payload":${deep(3000)}}`;
+      const signed = `{"message_id":"deep-2","event_type":"t","generated":"2026-11-21T12:00:00","traits":[],"raw":${deep(3000)},"message_signature":"x"}`;
+      const enveloped = JSON.stringify({ 'oslo.version': '2.0', 'oslo.message': notification });
+      for (const body of [notification, signed, enveloped, `[${notification}]`]) {
+        const res = await ingest(body);
+        expectPankoClientError(res);
+        expect(res.body.error_message.faultstring).toMatch(/nested deeper than 100 levels/);
+      }
+      const ok = `{"message_id":"deep-${Date.now()}","event_type":"t","priority":"INFO","timestamp":"2026-11-21 12:00:00","payload":${deep(90)}}`;
+      expect((await ingest(ok)).body).toEqual({ stored: 1, duplicates: 0, dropped: [] });
     });
 
     it('a trait named __proto__ or constructor is stored and found like any other', async () => {

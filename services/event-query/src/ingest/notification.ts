@@ -27,6 +27,26 @@ const MESSAGE_KEY = 'oslo.message';
 /** Longest message_id, event_type and trait name stored, in characters (Panko's columns are VARCHAR(255)). */
 export const MAX_NAME_LENGTH = 255;
 
+/**
+ * Deepest nesting of objects and lists in a record. Notifications nest a few levels (Nova's versioned ones about
+ * ten); Python's json module gives up near 1000, and every step after parsing (definitions, signature, raw) walks
+ * the value recursively, so deeper records are refused up front.
+ */
+export const MAX_NESTING = 100;
+
+/** @throws RejectedRecord when `value` nests objects/lists deeper than MAX_NESTING (checked without recursion). */
+function checkNesting(value: unknown): void {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop() as [unknown, number];
+    if (v === null || typeof v !== 'object') continue;
+    if (depth > MAX_NESTING) throw new RejectedRecord(`nested deeper than ${MAX_NESTING} levels`);
+    for (const child of Array.isArray(v) ? v : Object.values(v)) {
+      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+    }
+  }
+}
+
 export interface DecodeOptions {
   converter: EventConverter;
   /** Ceilometer `[publisher] telemetry_secret`; when set, `notifier://` events must carry a valid `message_signature`. */
@@ -163,10 +183,12 @@ export function checkStorable(e: Event): Event {
  * (a payload list of serialized events), the priority (only info and error become events; others are dropped with
  * the reason), the payload (an object, as oslo.messaging notifiers send), then the definitions.
  * @throws RejectedRecord with the reason when it cannot be converted (bad shape, payload, trait value, timestamp,
- *   signature, or a name the store cannot hold).
+ *   signature, a name the store cannot hold, or nesting deeper than MAX_NESTING).
  */
 export function decodeRecord(value: unknown, opts: DecodeOptions): Decoded {
+  checkNesting(value);
   const record = unwrapEnvelope(value);
+  if (record !== value) checkNesting(record);
   if (looksSerialized(record)) return { events: [checkStorable(fromSerialized(record, opts.telemetrySecret, false))] };
   if (!isObject(record)) throw new RejectedRecord(`not a notification: expected a JSON object, got a ${jsonType(record)}`);
   for (const key of ['message_id', 'event_type', 'timestamp'] as const) {

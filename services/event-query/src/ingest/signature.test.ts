@@ -20,4 +20,10 @@ describe('message_signature', () => {
     expect(verifySignature(msg, 'other')).toBe(false);
     expect(verifySignature({ ...msg, message_signature: 'nonsense' }, '')).toBe(true);
   });
+
+  it('hashes a __proto__ key inside a list like any other key', () => {
+    const withKey = JSON.parse('{"message_id":"a","raw":{"x":[{"__proto__":1,"b":2}]}}');
+    const without = JSON.parse('{"message_id":"a","raw":{"x":[{"b":2}]}}');
+    expect(computeSignature(withKey, 'secret')).not.toBe(computeSignature(without, 'secret'));
+  });
 });

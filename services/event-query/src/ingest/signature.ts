@@ -12,7 +12,8 @@ import { isJsonObject as isObject, pyRepr, pyStr } from './python';
 function sortedDeep(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortedDeep);
   if (isObject(v)) {
-    const out: Record<string, unknown> = {};
+    // No prototype, so a `__proto__` key stays a key (Python hashes it like any other).
+    const out: Record<string, unknown> = Object.create(null);
     for (const k of Object.keys(v).sort(byCodePoint)) out[k] = sortedDeep(v[k]);
     return out;
   }

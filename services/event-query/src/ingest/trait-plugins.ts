@@ -130,7 +130,7 @@ const PLUGINS: Record<string, (p: Params) => TraitPlugin> = {
 export function loadPlugin(cfg: unknown): TraitPlugin {
   const name = typeof cfg === 'string' ? cfg : (cfg as { name?: unknown })?.name;
   const params = typeof cfg === 'object' && cfg !== null ? ((cfg as { parameters?: Params }).parameters ?? {}) : {};
-  const make = typeof name === 'string' ? PLUGINS[name] : undefined;
+  const make = typeof name === 'string' && Object.hasOwn(PLUGINS, name) ? PLUGINS[name] : undefined;
   if (!make) throw new PluginConfigError(`Plugin specified, but no plugin name supplied or unknown plugin ${String(name)}`);
   return make(params);
 }
