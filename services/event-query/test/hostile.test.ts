@@ -78,6 +78,32 @@ describe('group A: hostile names and bodies', () => {
     }
   });
 
+  it('prototype member names as body keys are unknown arguments or ignored, never a 500', async () => {
+    for (const body of [
+      '{"__proto__":{"limit":1}}',
+      '{"constructor":1}',
+      '{"q":[{"field":"x","value":"y","__proto__":{"op":"ne"}}]}',
+      '{"q":[{"field":"x","value":"y","constructor":"z"}]}',
+    ]) {
+      const res = await request(ctx.stack.gateway).post('/v2/events').set(as('memberA')).set('Content-Type', 'application/json').send(body);
+      expect({ body, ok: res.status === 200 || res.status === 400 }).toEqual({ body, ok: true });
+      if (res.status === 400) expectPankoClientError(res);
+    }
+    for (const body of [
+      '{"__proto__":{"limit":1}}',
+      '{"filter":{"__proto__":{"=":{"a":1}}}}',
+      '{"filter":"{\\"__proto__\\":{\\"a\\":1}}"}',
+    ]) {
+      const res = await request(ctx.stack.gateway)
+        .post('/v2/query/events')
+        .set(as('memberA'))
+        .set('Content-Type', 'application/json')
+        .send(body);
+      expect({ body, ok: res.status === 200 || res.status === 400 }).toEqual({ body, ok: true });
+      if (res.status === 400) expectPankoClientError(res);
+    }
+  });
+
   it('an empty q.field is a 400', async () => {
     expectPankoClientError(await get('/v2/events?q.field=&q.op=eq&q.value=x'));
     expectPankoClientError(await get('/v2/events?q[0].field=&q[0].value=x'));
