@@ -65,7 +65,12 @@ describe('store down is a 503 on every route, and recovers by itself', () => {
           ]),
       200,
     ],
-    ['lbaas', 'GET /v2.0/lbaas/quotas/{p}', () => request(stack.gateway).get(`/v2.0/lbaas/quotas/${uuid()}`).set(tokenOf(stack, 'admin')), 200],
+    [
+      'lbaas',
+      'GET /v2.0/lbaas/quotas/{p}',
+      () => request(stack.gateway).get(`/v2.0/lbaas/quotas/${uuid()}`).set(tokenOf(stack, 'admin')),
+      200,
+    ],
     [
       'lbaas',
       'PUT /v2.0/lbaas/quotas/{p}',
@@ -86,7 +91,12 @@ describe('store down is a 503 on every route, and recovers by itself', () => {
           .send({ consume: { pool: 1 } }),
       200,
     ],
-    ['domain', 'GET /v3/domain_quotas/{d}', () => request(stack.gateway).get(`/v3/domain_quotas/${FINANCE}`).set(tokenOf(stack, 'admin')), 200],
+    [
+      'domain',
+      'GET /v3/domain_quotas/{d}',
+      () => request(stack.gateway).get(`/v3/domain_quotas/${FINANCE}`).set(tokenOf(stack, 'admin')),
+      200,
+    ],
     [
       'domain',
       'PATCH /v3/domain_quotas/{d}',

@@ -15,6 +15,7 @@ export function buildApp(deps: LbaasQuotaDeps): Express {
   return createServiceApp({
     logger: deps.logger,
     identitySecret: deps.config.STRATUM_IDENTITY_SECRET,
+    identityMaxAgeSeconds: deps.config.IDENTITY_MAX_AGE_SECONDS,
     render: renderOctaviaError,
     store: deps.store,
     readiness: deps.readiness,
