@@ -216,6 +216,18 @@ describe('group A: hostile names and bodies', () => {
       expectPankoClientError(res, res.status);
     });
 
+    it('a body that is not JSON by its type, or empty, is a 4xx', async () => {
+      for (const [body, type] of [
+        ['[{}]', 'text/plain'],
+        ['<xml/>', 'application/xml'],
+        ['', 'application/json'],
+      ]) {
+        const res = await ingest(body as string, type as string);
+        expect({ type, status: res.status >= 400 && res.status < 500 }).toEqual({ type, status: true });
+        expectPankoClientError(res, res.status);
+      }
+    });
+
     it('names at the length limit, in four-byte characters, are stored and found', async () => {
       const long = (c: string) => c.repeat(255);
       const e = {
