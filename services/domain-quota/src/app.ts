@@ -14,6 +14,6 @@ export function buildApp(deps: DomainQuotaDeps): Express {
     render: renderKeystoneError,
     store: deps.store,
     readiness: deps.readiness,
-    routers: [domainQuotasRouter(deps.domainQuotas, deps.audit), registryRouter(deps.registryService)],
+    routers: [domainQuotasRouter(deps.domainQuotas, deps.audit, deps.policy), registryRouter(deps.registryService, deps.policy)],
   });
 }

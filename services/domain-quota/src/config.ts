@@ -8,6 +8,11 @@ import { z } from 'zod';
 
 export const DomainQuotaEnv = BaseServiceEnv.extend({
   PORT: z.coerce.number().int().min(0).max(65535).default(8783),
+  /**
+   * oslo.policy-style policy file (YAML or JSON) overriding the RBAC rules (`[oslo_policy] policy_file`); '' = the
+   * defaults. Read once at start: a bad file stops the service. Every rule is listed in etc/policy.yaml.sample.
+   */
+  POLICY_FILE: z.string().default(''),
   /** How long a quota node stays in the view cache (Redis, or in-process without REDIS_URL), in seconds. */
   QUOTA_CACHE_TTL_S: z.coerce.number().int().min(1).default(60),
   /**

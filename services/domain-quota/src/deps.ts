@@ -10,6 +10,7 @@ import { AuditLog } from './audit/audit.log';
 import { AuditPublisher } from './audit/audit.publisher';
 import type { DomainQuotaConfig } from './config';
 import { QuotaTreeEdits } from './domain-quotas/domain-quotas.edits';
+import { DomainQuotaPolicy } from './domain-quotas/domain-quotas.policy';
 import { DomainQuotasService } from './domain-quotas/domain-quotas.service';
 import { RegistryRepository } from './registry/registry.repository';
 import { RegistryService } from './registry/registry.service';
@@ -23,6 +24,8 @@ export interface DomainQuotaDeps {
   audit: AuditLog;
   domainQuotas: DomainQuotasService;
   registryService: RegistryService;
+  /** The RBAC rules: the defaults, overridden by POLICY_FILE. */
+  policy: DomainQuotaPolicy;
   /** Present when AMQP_URL is set. */
   subscriber?: RegistrySubscriber;
   /** Present when AMQP_URL is set. */
@@ -34,6 +37,7 @@ export interface DomainQuotaDeps {
 
 export async function createDeps(config: DomainQuotaConfig, logger?: Logger): Promise<DomainQuotaDeps> {
   const log = logger ?? pino({ name: 'domain-quota', level: config.LOG_LEVEL });
+  const policy = DomainQuotaPolicy.load(config.POLICY_FILE); // before any connection: a bad file stops the start
   const store = await connectStore(config.MONGODB_URI, config.MONGODB_DATABASE);
   const cache = revisionCache({
     redisUrl: config.REDIS_URL,
@@ -96,6 +100,7 @@ export async function createDeps(config: DomainQuotaConfig, logger?: Logger): Pr
     audit,
     domainQuotas: new DomainQuotasService(registry, edits, audit),
     registryService,
+    policy,
     subscriber,
     auditPublisher,
     close,

@@ -1,29 +1,92 @@
 /**
- * RBAC for group C (reference/domain-quota.md §6.4 step 1), as an action → rule table.
- * A cloud admin holds `admin` on a token of the `default` domain (or an unscoped-domain admin token); a department
- * admin holds `admin` on a token scoped to that department (domain).
+ * RBAC for group C as named policy rules in Keystone's style (`identity:<action>`, with Keystone's target fields
+ * `%(target.domain.id)s`), overridable by the file in POLICY_FILE; every rule of the service, its default and
+ * description are in `etc/policy.yaml.sample`. The registry's rules (registry.policy.ts) are enforced here too.
+ *
+ * A cloud admin (`is_admin:True`) holds `admin` on a token of the `default` domain (or an unscoped-domain admin
+ * token); a department admin holds `admin` on a token scoped to that department (domain) or to one of its projects.
  */
 import { AppError } from '@stratum/http-kit';
-import { type Identity, isAdmin, isCloudAdmin } from '@stratum/identity';
+import type { Identity } from '@stratum/identity';
+import { credentialsOf, Policy, type RuleDefault } from '@stratum/policy';
+import { REGISTRY_RULE_OF, REGISTRY_RULES, type RegistryAction } from '../registry/registry.policy';
 
-export { isCloudAdmin };
+const QUOTAS = '/v3/domain_quotas/{domain_id}';
+const op = (method: string, path: string) => ({ method, path });
 
-export const domainQuotaPolicy = {
-  /** C1: the cloud admin, or the department's own admin. */
-  'domain_quota:get': (id: Identity, t: { domainId: string }) => isCloudAdmin(id) || (isAdmin(id) && id.domainId === t.domainId),
-  /** C2: the cloud admin only. */
-  'domain_quota:update': (id: Identity) => isCloudAdmin(id),
-  /** The audit log of a department (or of the cloud): the cloud admin only. */
-  'domain_quota:audit': (id: Identity) => isCloudAdmin(id),
-  /** C3: the cloud admin only. */
-  'domain_usage:get': (id: Identity) => isCloudAdmin(id),
+/** The department quota rules, base rules first, each with its default check string. */
+export const DOMAIN_QUOTA_RULES: readonly RuleDefault[] = [
+  {
+    name: 'cloud_admin',
+    check: 'is_admin:True',
+    description: 'A cloud admin: admin on a token of the default domain (Keystone policy.v3cloudsample cloud_admin).',
+  },
+  {
+    name: 'domain_admin',
+    check: 'role:admin and domain_id:%(target.domain.id)s',
+    description: 'An admin of the target department: admin on a token scoped to the department or one of its projects.',
+  },
+  {
+    name: 'identity:get_domain_quota',
+    check: 'rule:cloud_admin or rule:domain_admin',
+    description: "Show a department's quotas, allocations and usage, or one of its projects' allocations (C1).",
+    operations: [op('GET', QUOTAS), op('GET', `${QUOTAS}/projects/{project_id}`)],
+  },
+  {
+    name: 'identity:update_domain_quota',
+    check: 'rule:cloud_admin',
+    description: "Change a department's quotas, or one of its projects' allocations (C2).",
+    operations: [op('PATCH', QUOTAS), op('PATCH', `${QUOTAS}/projects/{project_id}`)],
+  },
+  {
+    name: 'identity:get_domain_quota_audit',
+    check: 'rule:cloud_admin',
+    description: 'Read the audit log of a department (or of the cloud).',
+    operations: [op('GET', `${QUOTAS}/audit`)],
+  },
+  {
+    name: 'identity:get_domain_usage',
+    check: 'rule:cloud_admin',
+    description: "Show the cloud's quotas and what the departments were given (C3).",
+    operations: [op('GET', '/v3/domain_usage')],
+  },
+];
+
+/** Every rule of the domain-quota service, in the sample file's order. */
+export const DOMAIN_SERVICE_RULES: readonly RuleDefault[] = [...DOMAIN_QUOTA_RULES, ...REGISTRY_RULES];
+
+/** The department quota router's action names → the policy rules they check. */
+const RULE_OF = {
+  'domain_quota:get': 'identity:get_domain_quota',
+  'domain_quota:update': 'identity:update_domain_quota',
+  'domain_quota:audit': 'identity:get_domain_quota_audit',
+  'domain_usage:get': 'identity:get_domain_usage',
+  ...REGISTRY_RULE_OF,
 } as const;
 
-export type DomainQuotaAction = keyof typeof domainQuotaPolicy;
+export type DomainQuotaAction = Exclude<keyof typeof RULE_OF, RegistryAction>;
 
-/** @throws AppError 403 when `identity` may not perform `action`. */
-export function authorize(identity: Identity, action: DomainQuotaAction, target: { domainId: string } = { domainId: '' }): void {
-  if (!domainQuotaPolicy[action](identity, target)) {
-    throw new AppError(403, 'You are not authorized to perform the requested action.');
+/** The enforcer of this service: the defaults, or the defaults overridden by a policy file read once at start. */
+export class DomainQuotaPolicy {
+  constructor(readonly policy: Policy) {}
+
+  /**
+   * Loads every rule of the service, overridden by `file` when given.
+   * @throws PolicyError naming the file, rule and position: the service must not start with a bad policy file.
+   */
+  static load(file?: string): DomainQuotaPolicy {
+    return new DomainQuotaPolicy(Policy.load(DOMAIN_SERVICE_RULES, file));
   }
+
+  /** True when `identity` may perform `action` on the department `target.domainId` (Keystone's `target.domain.id`). */
+  can = (identity: Identity, action: DomainQuotaAction | RegistryAction, target: { domainId?: string } = {}): boolean =>
+    this.policy.enforce(RULE_OF[action], { 'target.domain.id': target.domainId }, credentialsOf(identity));
+
+  /** @throws AppError 403 (Keystone's ForbiddenAction) when `identity` may not perform `action`. */
+  authorize = (identity: Identity, action: DomainQuotaAction | RegistryAction, target: { domainId?: string } = {}): void => {
+    if (!this.can(identity, action, target)) throw new AppError(403, 'You are not authorized to perform the requested action.');
+  };
 }
+
+/** The policy with its defaults (no file). */
+export const DEFAULT_DOMAIN_POLICY = DomainQuotaPolicy.load();

@@ -5,7 +5,7 @@
 import { AppError, identityOf, methodNotAllowed } from '@stratum/http-kit';
 import { type Request, Router } from 'express';
 import { type AuditLog, actorOf } from '../audit/audit.log';
-import { authorize } from './domain-quotas.policy';
+import { DEFAULT_DOMAIN_POLICY, type DomainQuotaPolicy } from './domain-quotas.policy';
 import type { DomainQuotasService } from './domain-quotas.service';
 
 /** `?dry_run=true|false`. @throws AppError 400 for another value. */
@@ -16,7 +16,13 @@ function dryRunOf(req: Request): boolean {
   throw new AppError(400, 'Invalid input: dry_run must be true or false');
 }
 
-export function domainQuotasRouter(service: DomainQuotasService, audit: AuditLog): Router {
+/** The department quota routes; `policy` is the service's enforcer (its defaults unless POLICY_FILE overrides them). */
+export function domainQuotasRouter(
+  service: DomainQuotasService,
+  audit: AuditLog,
+  policy: DomainQuotaPolicy = DEFAULT_DOMAIN_POLICY,
+): Router {
+  const { authorize } = policy;
   const r = Router({ strict: false });
   const domainIdOf = (req: Request) => req.params.domainId as string;
 
@@ -28,7 +34,7 @@ export function domainQuotasRouter(service: DomainQuotasService, audit: AuditLog
   });
 
   r.patch('/v3/domain_quotas/:domainId', async (req, res) => {
-    authorize(identityOf(res), 'domain_quota:update');
+    authorize(identityOf(res), 'domain_quota:update', { domainId: domainIdOf(req) });
     const ifMatch = req.headers['if-match'];
     const { view, etag } = await service.patch(domainIdOf(req), req.body, {
       actor: actorOf(res),
@@ -40,7 +46,7 @@ export function domainQuotasRouter(service: DomainQuotasService, audit: AuditLog
   });
 
   r.get('/v3/domain_quotas/:domainId/audit', async (req, res) => {
-    authorize(identityOf(res), 'domain_quota:audit');
+    authorize(identityOf(res), 'domain_quota:audit', { domainId: domainIdOf(req) });
     const raw = req.query.limit ?? '100';
     if (typeof raw !== 'string' || !/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 1000) {
       throw new AppError(400, 'Invalid input: limit must be an integer from 1 to 1000');
@@ -56,7 +62,7 @@ export function domainQuotasRouter(service: DomainQuotasService, audit: AuditLog
   });
 
   r.patch('/v3/domain_quotas/:domainId/projects/:projectId', async (req, res) => {
-    authorize(identityOf(res), 'domain_quota:update');
+    authorize(identityOf(res), 'domain_quota:update', { domainId: domainIdOf(req) });
     const project = await service.setProjectQuotas(req.params.projectId as string, domainIdOf(req), req.body, {
       actor: actorOf(res),
       dryRun: dryRunOf(req),

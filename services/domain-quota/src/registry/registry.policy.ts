@@ -1,20 +1,55 @@
 /**
- * RBAC of the registry's admin endpoints, as an action → rule table. The registry spans every department, so it is
- * for cloud admins; actual usage may also be reported by a service user (role `service`), as the services that
- * count resources would.
+ * RBAC of the registry's admin endpoints as named policy rules (Keystone-style `identity:*` names), enforced with the
+ * department quota rules by DomainQuotaPolicy (domain-quotas.policy.ts) and overridable by POLICY_FILE. The registry
+ * spans every department, so it is for cloud admins; actual usage may also be reported by a service user (role
+ * `service`), as the services that count resources would.
  */
-import { AppError } from '@stratum/http-kit';
-import { type Identity, isCloudAdmin } from '@stratum/identity';
+import type { RuleDefault } from '@stratum/policy';
 
-export const registryPolicy = {
-  'registry:get': (id: Identity) => isCloudAdmin(id),
-  'registry:update': (id: Identity) => isCloudAdmin(id),
-  'registry:usage:update': (id: Identity) => isCloudAdmin(id) || id.roles.includes('service'),
+const REGISTRY = '/v3/domain_quota_registry';
+const op = (method: string, path: string) => ({ method, path });
+
+/** The registry's rules, each with its default check string (they refer to `cloud_admin` of DOMAIN_QUOTA_RULES). */
+export const REGISTRY_RULES: readonly RuleDefault[] = [
+  {
+    name: 'identity:get_domain_quota_registry',
+    check: 'rule:cloud_admin',
+    description: 'Read the registry: regions, departments, projects, usage, and the sum check.',
+    operations: [
+      op('GET', `${REGISTRY}/regions[/{region}]`),
+      op('GET', `${REGISTRY}/domains[/{domain_id}]`),
+      op('GET', `${REGISTRY}/projects[/{project_id}]`),
+      op('GET', `${REGISTRY}/usage`),
+      op('GET', `${REGISTRY}/check`),
+    ],
+  },
+  {
+    name: 'identity:update_domain_quota_registry',
+    check: 'rule:cloud_admin',
+    description: 'Create, replace or delete regions, departments and projects of the registry; repair its sums.',
+    operations: [
+      op('PUT', `${REGISTRY}/regions/{region}`),
+      op('DELETE', `${REGISTRY}/regions/{region}`),
+      op('PUT', `${REGISTRY}/domains/{domain_id}`),
+      op('DELETE', `${REGISTRY}/domains/{domain_id}`),
+      op('PUT', `${REGISTRY}/projects/{project_id}`),
+      op('DELETE', `${REGISTRY}/projects/{project_id}`),
+      op('POST', `${REGISTRY}/check`),
+    ],
+  },
+  {
+    name: 'identity:update_domain_quota_registry_usage',
+    check: 'rule:cloud_admin or role:service',
+    description: "Report a region's actual usage (a cloud admin, or a service user of a service that counts resources).",
+    operations: [op('PUT', `${REGISTRY}/usage/{region}`)],
+  },
+];
+
+/** The registry router's action names → the policy rules they check. */
+export const REGISTRY_RULE_OF = {
+  'registry:get': 'identity:get_domain_quota_registry',
+  'registry:update': 'identity:update_domain_quota_registry',
+  'registry:usage:update': 'identity:update_domain_quota_registry_usage',
 } as const;
 
-export type RegistryAction = keyof typeof registryPolicy;
-
-/** @throws AppError 403 when `identity` may not perform `action`. */
-export function authorize(identity: Identity, action: RegistryAction): void {
-  if (!registryPolicy[action](identity)) throw new AppError(403, 'You are not authorized to perform the requested action.');
-}
+export type RegistryAction = keyof typeof REGISTRY_RULE_OF;

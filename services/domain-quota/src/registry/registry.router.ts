@@ -11,7 +11,7 @@
 import { AppError, identityOf, methodNotAllowed, parseBody } from '@stratum/http-kit';
 import { type Request, type Response, Router } from 'express';
 import { actorOf } from '../audit/audit.log';
-import { authorize } from './registry.policy';
+import { DEFAULT_DOMAIN_POLICY, type DomainQuotaPolicy } from '../domain-quotas/domain-quotas.policy';
 import { DomainBody, KeystoneId, ProjectBody, RegionBody, UsageBody } from './registry.schema';
 import type { RegistryService } from './registry.service';
 
@@ -27,7 +27,9 @@ function idOf(req: Request, name: string): string {
 
 const created = (res: Response, isNew: boolean) => res.status(isNew ? 201 : 200);
 
-export function registryRouter(service: RegistryService): Router {
+/** The registry routes; `policy` is the service's enforcer (its defaults unless POLICY_FILE overrides them). */
+export function registryRouter(service: RegistryService, policy: DomainQuotaPolicy = DEFAULT_DOMAIN_POLICY): Router {
+  const { authorize } = policy;
   const r = Router({ strict: false });
   const p = REGISTRY_PREFIX;
   const read = (res: Response) => authorize(identityOf(res), 'registry:get');
