@@ -1,0 +1,422 @@
+/**
+ * The fuzz suite's runner: requests generated with fast-check for every operation of the gateway's `/openapi.json`
+ * (generate.ts), sent raw through the real gateway (wire.ts), each answer judged by one oracle:
+ * - no 5xx (no fault is injected, so not even a 503), no hang (a time limit per request), no connection closed
+ *   without an answer (except on a body over the limit, which the gateway may refuse before reading it);
+ * - every 4xx in its group's error shape: Panko `{"error_message":{faultcode,faultstring,debuginfo}}` for event
+ *   paths, Octavia `{faultcode,faultstring,debuginfo}` for load balancer quota paths, Keystone
+ *   `{"error":{code,title,message}}` for department quota paths and for the gateway's own answers (its 401 anywhere);
+ * - no answer echoes an untrusted `X-Forwarded-Host` (as oslo.middleware's HTTPProxyToWSGI trusts no proxy by default).
+ * A 2xx to a request the document says is invalid (e.g. a garbage gzip body) is a warning, listed apart.
+ *
+ * Used by the jest sample (deploy/test/fuzz.test.ts) and by `pnpm fuzz` (run.ts).
+ */
+import { randomUUID } from 'node:crypto';
+import fc from 'fast-check';
+import { type Fixtures, type FuzzRequest, operationArbitrary, type Who } from './generate';
+import { expectedGroup, type GroupMap, operationsOf, SHAPE_OF, type Shape } from './operations';
+import { sendRaw, type WireOutcome } from './wire';
+
+export type { Fixtures, FuzzRequest, Who } from './generate';
+
+/** One reproduction: the request as sent and what came back. */
+export interface Repro {
+  seed: number;
+  /** Batch and index of the request in the run (a run with the same seed sends the same requests). */
+  at: string;
+  who: Who;
+  method: string;
+  target: string;
+  headers: [string, string][];
+  body?: string;
+  bodyNote?: string;
+  answer: string;
+  /** What is wrong with the answer, when the status alone does not say it. */
+  problem?: string;
+}
+
+interface Count {
+  count: number;
+  example: Repro;
+}
+
+export interface Tally {
+  seed: number;
+  requests: number;
+  seconds: number;
+  /** Per operation (`METHOD /template`): requests and status classes. */
+  perOperation: Map<string, Record<string, number>>;
+  /** Status class (2xx, 3xx, 4xx, 5xx, timeout, closed) → requests. */
+  classes: Record<string, number>;
+  statuses: Map<number, number>;
+  /** Distinct failure causes (kind, status, operation, mutations), each with its first reproduction. */
+  failures: Map<string, Count>;
+  /** Failures counted by mutation tag (a request with two tags counts under both). */
+  failuresByTag: Map<string, number>;
+  warnings: Map<string, Count>;
+  /** Bodies over the limit the gateway refused by closing before an answer was read (allowed). */
+  closedOnOversized: number;
+  /** Requests per mutation tag. */
+  tags: Map<string, number>;
+  failed: number;
+}
+
+export function emptyTally(seed: number): Tally {
+  return {
+    seed,
+    requests: 0,
+    seconds: 0,
+    perOperation: new Map(),
+    classes: {},
+    statuses: new Map(),
+    failures: new Map(),
+    failuresByTag: new Map(),
+    warnings: new Map(),
+    closedOnOversized: 0,
+    tags: new Map(),
+    failed: 0,
+  };
+}
+
+const inc = <K>(map: Map<K, number>, k: K, n = 1) => map.set(k, (map.get(k) ?? 0) + n);
+
+const isObject = (x: unknown): x is Record<string, unknown> => x !== null && typeof x === 'object' && !Array.isArray(x);
+
+/** Why `body` is not a 4xx `status` in `shape`, or null when it is. */
+export function shapeProblem(shape: Shape, status: number, body: Buffer): string | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch {
+    return body.length === 0 ? 'empty body' : `not JSON: ${clip(body.toString('utf8'), 120)}`;
+  }
+  const fault = (o: unknown) =>
+    isObject(o) && typeof o.faultcode === 'string' && typeof o.faultstring === 'string' && Object.hasOwn(o, 'debuginfo');
+  if (shape === 'panko')
+    return isObject(parsed) && fault(parsed.error_message) ? null : `not Panko's shape: ${clip(JSON.stringify(parsed), 160)}`;
+  if (shape === 'octavia') return fault(parsed) ? null : `not Octavia's shape: ${clip(JSON.stringify(parsed), 160)}`;
+  const e = isObject(parsed) ? parsed.error : undefined;
+  const ok = isObject(e) && e.code === status && typeof e.title === 'string' && typeof e.message === 'string';
+  return ok ? null : `not Keystone's shape: ${clip(JSON.stringify(parsed), 160)}`;
+}
+
+const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n)}… (${s.length} chars)` : s);
+const printable = (b: Buffer) => {
+  const s = b.toString('utf8');
+  return Buffer.from(s, 'utf8').equals(b) && ![...s].some((ch) => ch < ' ' && !'\t\n\r'.includes(ch))
+    ? JSON.stringify(clip(s, 300))
+    : `base64:${clip(b.toString('base64'), 300)}`;
+};
+
+/** The verdict on one answer: a failure or warning cause (null when fine), and the status class. */
+export function judge(
+  groups: GroupMap,
+  req: FuzzRequest,
+  outcome: WireOutcome,
+): { klass: string; failure?: string; warning?: string; detail?: string; closedOnOversized?: boolean } {
+  const what = `${req.op.key} ← ${req.tags.length > 0 ? req.tags.join(' + ') : 'valid-ish'}`;
+  if (outcome.kind === 'timeout') return { klass: 'timeout', failure: `no answer in time: ${what}` };
+  if (outcome.kind === 'closed') {
+    if (req.oversized) return { klass: 'closed', closedOnOversized: true };
+    return { klass: 'closed', failure: `connection closed without an answer (${outcome.error}): ${what}`, detail: outcome.partial };
+  }
+  const { status, headers, body } = outcome.response;
+  const klass = `${Math.floor(status / 100)}xx`;
+  if (status >= 500) return { klass, failure: `${status}: ${what}`, detail: clip(body.toString('utf8'), 300) };
+  if (req.tags.includes('X-Forwarded-Host: untrusted')) {
+    const echoed = [...Object.values(headers), body.toString('utf8')].some((v) => v.includes('evil.example'));
+    if (echoed)
+      return {
+        klass,
+        failure: `untrusted X-Forwarded-Host echoed: ${req.op.key}`,
+        detail: headers.link ?? headers['www-authenticate'] ?? '',
+      };
+  }
+  if (status >= 400) {
+    const path = req.wire.target.split('?')[0] as string;
+    const shape: Shape = SHAPE_OF[expectedGroup(groups, path)];
+    const problem = shapeProblem(shape, status, body);
+    // The gateway's own 401 is Keystone's on every path; a service's own 401 (e.g. a health check path forwarded
+    // with another method) is in its group's shape: either will do.
+    const accepted = problem === null || (status === 401 && shapeProblem('keystone', status, body) === null);
+    if (!accepted) return { klass, failure: `${status} ${problem.split(':')[0]} (${shape} expected): ${what}`, detail: problem };
+    return { klass };
+  }
+  if (req.mustRefuse && status < 300) return { klass, warning: `${status} to an invalid request: ${what}` };
+  return { klass };
+}
+
+function reproOf(seed: number, at: string, req: FuzzRequest, outcome: WireOutcome): Repro {
+  const answer =
+    outcome.kind === 'response'
+      ? `${outcome.response.status} ${clip(outcome.response.body.toString('utf8'), 300)}`
+      : `${outcome.kind} after ${outcome.ms} ms${outcome.kind === 'closed' ? ` (${outcome.error})` : ''}`;
+  return {
+    seed,
+    at,
+    who: req.who,
+    method: req.wire.method,
+    target: clip(req.wire.target, 300),
+    headers: req.wire.headers.map(([k, v]): [string, string] => [k, k === 'X-Auth-Token' ? `<${req.who} token>` : clip(v, 120)]),
+    ...(req.wire.body ? { body: printable(req.wire.body) } : {}),
+    ...(req.bodyNote ? { bodyNote: req.bodyNote } : {}),
+    answer,
+  };
+}
+
+/** Adds one judged request to the tally. */
+export function record(t: Tally, at: string, req: FuzzRequest, outcome: WireOutcome, groups: GroupMap): void {
+  const v = judge(groups, req, outcome);
+  t.requests++;
+  t.classes[v.klass] = (t.classes[v.klass] ?? 0) + 1;
+  if (outcome.kind === 'response') inc(t.statuses, outcome.response.status);
+  const per = t.perOperation.get(req.op.key) ?? {};
+  per.requests = (per.requests ?? 0) + 1;
+  per[v.klass] = (per[v.klass] ?? 0) + 1;
+  t.perOperation.set(req.op.key, per);
+  for (const tag of req.tags) inc(t.tags, tag);
+  if (v.closedOnOversized) t.closedOnOversized++;
+  const put = (map: Map<string, Count>, key: string) => {
+    const c = map.get(key);
+    if (c) c.count++;
+    else map.set(key, { count: 1, example: { ...reproOf(t.seed, at, req, outcome), ...(v.detail ? { problem: v.detail } : {}) } });
+  };
+  if (v.failure) {
+    t.failed++;
+    put(t.failures, v.failure);
+    for (const tag of req.tags.length > 0 ? req.tags : ['valid-ish']) inc(t.failuresByTag, tag);
+  }
+  if (v.warning) put(t.warnings, v.warning);
+}
+
+export interface FuzzTarget {
+  host: string;
+  port: number;
+}
+
+export interface RunOptions {
+  target: FuzzTarget;
+  /** The gateway's OpenAPI document (fetched from it: `fetchOpenApi`). */
+  doc: unknown;
+  fixtures: Fixtures;
+  seed: number;
+  /** Stop after this many requests… */
+  requests: number;
+  /** …or after this many seconds, whichever comes first. */
+  seconds: number;
+  /** Requests in flight at once. */
+  concurrency: number;
+  /** Time limit of one request (a request over it is a hang). */
+  timeoutMs: number;
+  /** Requests generated per batch, spread evenly over the operations (each operation's from its own seed). */
+  batchSize?: number;
+  /** Called between batches (e.g. to restore fixtures that fuzzed DELETEs removed). */
+  betweenBatches?: (tally: Tally) => Promise<void>;
+}
+
+/** GETs the gateway's `/openapi.json`. */
+export async function fetchOpenApi(target: FuzzTarget): Promise<unknown> {
+  const res = await fetch(`http://${target.host}:${target.port}/openapi.json`);
+  if (!res.ok) throw new Error(`GET /openapi.json: ${res.status}`);
+  return res.json();
+}
+
+/**
+ * Generates and sends requests until `requests` were sent or `seconds` passed, `concurrency` at a time.
+ * @returns the tally (never throws for what the gateway answers).
+ */
+export async function runFuzz(opts: RunOptions): Promise<Tally> {
+  const { operations, groups, resolve } = operationsOf(opts.doc);
+  const arbs = operations.map((op) => operationArbitrary(op, resolve, opts.fixtures));
+  const tally = emptyTally(opts.seed);
+  const t0 = performance.now();
+  const deadline = t0 + opts.seconds * 1000;
+  // Round robin over the operations, so that even a short run sends every operation its share.
+  const perOp = Math.max(1, Math.round((opts.batchSize ?? 2 * operations.length) / operations.length));
+  for (let batch = 0; tally.requests < opts.requests && performance.now() < deadline; batch++) {
+    const samples = arbs.map((arb, i) => fc.sample(arb, { seed: (opts.seed + batch * 7919 + i) | 0, numRuns: perOp }));
+    const reqs: FuzzRequest[] = [];
+    for (let k = 0; k < perOp; k++) for (const s of samples) reqs.push(s[k] as FuzzRequest);
+    reqs.splice(opts.requests - tally.requests);
+    let next = 0;
+    const worker = async () => {
+      while (next < reqs.length && performance.now() < deadline) {
+        const i = next++;
+        const req = reqs[i] as FuzzRequest;
+        const outcome = await sendRaw(opts.target.host, opts.target.port, req.wire, opts.timeoutMs);
+        record(tally, `batch ${batch}, request ${i}`, req, outcome, groups);
+      }
+    };
+    await Promise.all(Array.from({ length: opts.concurrency }, worker));
+    if (opts.betweenBatches) await opts.betweenBatches(tally);
+  }
+  tally.seconds = (performance.now() - t0) / 1000;
+  return tally;
+}
+
+// ---- fixtures ----------------------------------------------------------------------------------------------------
+
+export interface FixtureIds {
+  projectA: string;
+  projectB: string;
+  deptDomainId: string;
+}
+
+const EVENT_TYPES = ['compute.instance.create.end', 'port.update.end', 'volume.delete.start'];
+const TRAITS = ['project_id', 'tenant_id', 'resource_id', 'host', 'state', 'user_id'];
+
+/**
+ * Puts what valid-ish requests name into the stack through the gateway as admin: a region, departments and projects
+ * in the registry with quotas, load balancer quotas and usage, a few events. Idempotent (PUTs and PATCHes of fixed
+ * values, events with new ids). @returns one `METHOD path → status` line per call.
+ */
+export async function seedFixtures(target: FuzzTarget, fx: Fixtures, ids: FixtureIds): Promise<string[]> {
+  const base = `http://${target.host}:${target.port}`;
+  const lines: string[] = [];
+  const call = async (method: string, path: string, body: unknown) => {
+    try {
+      const res = await fetch(`${base}${path}`, {
+        method,
+        headers: { 'X-Auth-Token': fx.tokens.admin, 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(10_000),
+      });
+      await res.arrayBuffer();
+      lines.push(`${method} ${path} → ${res.status}`);
+    } catch (err) {
+      lines.push(`${method} ${path} → ${(err as Error).message}`);
+    }
+  };
+  const region = fx.regions[0] ?? 'RegionOne';
+  await call('PUT', `/v3/domain_quota_registry/regions/${region}`, {
+    region: { volume_types: ['ssd', 'sata'], products: ['secure_container'] },
+  });
+  await call('PUT', '/v3/domain_quota_registry/domains/default', { domain: { name: 'Default' } });
+  await call('PUT', `/v3/domain_quota_registry/domains/${ids.deptDomainId}`, { domain: { name: 'Fuzz department' } });
+  for (const p of [ids.projectA, ids.projectB]) {
+    await call('PUT', `/v3/domain_quota_registry/projects/${p}`, {
+      project: { domain_id: ids.deptDomainId, name: `fuzz-${p.slice(0, 6)}` },
+    });
+  }
+  await call('PATCH', '/v3/domain_quotas/default', {
+    domain: { region, cores: 100_000, instances: 50_000, ram: 1_000_000, volumes_ssd: 1000 },
+  });
+  await call('PATCH', `/v3/domain_quotas/${ids.deptDomainId}`, {
+    domain: { region, cores: 1000, instances: 500, ram: 100_000, volumes_ssd: 100 },
+  });
+  await call('PATCH', `/v3/domain_quotas/${ids.deptDomainId}/projects/${ids.projectA}`, { project: { region, cores: 10, instances: 5 } });
+  await call('PUT', `/v3/domain_quota_registry/usage/${region}`, { usage: { values: { cores: 10, instances: 2 } } });
+  for (const p of [ids.projectA, ids.projectB]) {
+    await call('PUT', `/v2.0/lbaas/quotas/${p}`, { quota: { load_balancer: 50, listener: 50, member: 500, pool: 50, health_monitor: 20 } });
+    await call('POST', `/v2.0/lbaas/quotas/${p}/usage`, { consume: { load_balancer: 1, member: 3 } });
+  }
+  const now = Date.now();
+  const events = [ids.projectA, ids.projectB, ids.projectA].flatMap((p, i) =>
+    EVENT_TYPES.map((type, j) => {
+      const message_id = randomUUID();
+      fx.messageIds.push(message_id);
+      return {
+        message_id,
+        event_type: type,
+        generated: new Date(now - (i * 3 + j) * 60_000).toISOString(),
+        traits: [
+          ['project_id', 1, p],
+          ['tenant_id', 1, p],
+          ['resource_id', 1, randomUUID()],
+          ['host', 1, `compute-${i}`],
+          ['state', 1, 'active'],
+          ['user_id', 1, 'fuzz-user'],
+        ],
+        raw: {},
+      };
+    }),
+  );
+  await call('POST', '/v2/ingest/events', events);
+  // Keep the list of known ids short: the newest are those that exist.
+  fx.messageIds.splice(0, Math.max(0, fx.messageIds.length - 30));
+  return lines;
+}
+
+/** Fixtures for a stack: tokens of its personas and the ids `seedFixtures` creates. */
+export function fixturesFor(tokens: Fixtures['tokens'], ids: FixtureIds, maxBodyBytes = 1_048_576): Fixtures {
+  return {
+    tokens,
+    projects: [ids.projectA, ids.projectB],
+    domains: [ids.deptDomainId, 'default'],
+    regions: ['RegionOne'],
+    messageIds: [],
+    eventTypes: [...EVENT_TYPES],
+    traitNames: [...TRAITS],
+    maxBodyBytes,
+  };
+}
+
+// ---- report ------------------------------------------------------------------------------------------------------
+
+const fmt = (n: number) => n.toLocaleString('en-US');
+const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+
+/** One reproduction as markdown lines. */
+export function reproText(r: Repro): string {
+  const lines = [
+    `  - seed ${r.seed}, ${r.at}; as ${r.who}`,
+    `  - \`${r.method} ${r.target.replace(/`/g, '\\`')}\``,
+    `  - headers: ${r.headers.map(([k, v]) => `${k}: ${JSON.stringify(v)}`).join('; ')}`,
+  ];
+  if (r.body !== undefined) lines.push(`  - body: ${r.bodyNote ? `${r.bodyNote}; ` : ''}${r.body}`);
+  lines.push(`  - answer: ${r.answer.replace(/\n/g, ' ')}`);
+  if (r.problem && !r.answer.includes(r.problem)) lines.push(`  - problem: ${r.problem.replace(/\n/g, ' ')}`);
+  return lines.join('\n');
+}
+
+/** The tally as markdown: status classes, per operation, failures by cause with one reproduction each, warnings. */
+export function tallyMarkdown(t: Tally, opts: { maxCauses?: number } = {}): string {
+  const maxCauses = opts.maxCauses ?? 80;
+  const classes = ['2xx', '3xx', '4xx', '5xx', 'timeout', 'closed'];
+  const out: string[] = [];
+  out.push(
+    `- ${fmt(t.requests)} requests in ${t.seconds.toFixed(1)} s (${fmt(Math.round(t.requests / Math.max(t.seconds, 0.001)))}/s), seed ${t.seed}`,
+    `- status classes: ${classes.map((c) => `${c} ${fmt(t.classes[c] ?? 0)}`).join(', ')}`,
+    `- statuses: ${[...t.statuses.entries()]
+      .sort((a, b) => a[0] - b[0])
+      .map(([s, n]) => `${s} ×${fmt(n)}`)
+      .join(', ')}`,
+    `- failures: ${fmt(t.failed)} requests, ${t.failures.size} distinct causes; warnings (2xx to an invalid request): ${fmt([...t.warnings.values()].reduce((a, c) => a + c.count, 0))}`,
+    `- bodies over the limit refused by closing the connection before an answer was read: ${t.closedOnOversized}`,
+    '',
+    '| operation | requests | 2xx | 3xx | 4xx | 5xx | timeout | closed |',
+    '|---|---|---|---|---|---|---|---|',
+  );
+  for (const [op, c] of [...t.perOperation.entries()].sort((a, b) => a[0].localeCompare(b[0]))) {
+    out.push(`| ${cell(op)} | ${fmt(c.requests ?? 0)} | ${classes.map((k) => fmt(c[k] ?? 0)).join(' | ')} |`);
+  }
+  if (t.failures.size > 0) {
+    out.push('', '**Failures by mutation** (a request with two mutations counts under both):', '');
+    for (const [tag, n] of [...t.failuresByTag.entries()].sort((a, b) => b[1] - a[1]))
+      out.push(`- ${tag}: ${fmt(n)} of ${fmt(t.tags.get(tag) ?? t.requests)}`);
+    out.push(
+      '',
+      `**Failures by cause** (${t.failures.size}; one reproduction each${t.failures.size > maxCauses ? `, the ${maxCauses} most frequent` : ''}):`,
+      '',
+    );
+    for (const [cause, c] of [...t.failures.entries()].sort((a, b) => b[1].count - a[1].count).slice(0, maxCauses)) {
+      out.push(`- ×${c.count} ${cause}`, reproText(c.example));
+    }
+  }
+  if (t.warnings.size > 0) {
+    out.push('', `**Warnings** (${t.warnings.size} causes: accepted although the document says the request is invalid):`, '');
+    for (const [cause, c] of [...t.warnings.entries()].sort((a, b) => b[1].count - a[1].count).slice(0, 30)) {
+      out.push(`- ×${c.count} ${cause}`, reproText(c.example));
+    }
+  }
+  return out.join('\n');
+}
+
+/** Replaces (or appends) the `## title` section of the markdown `doc` (as `pnpm bench` does for its sections). */
+export function withSection(doc: string, title: string, body: string): string {
+  const heading = `## ${title}`;
+  const start = doc.indexOf(`${heading}\n`);
+  if (start < 0) return `${doc.trimEnd()}\n\n${heading}\n\n${body}\n`;
+  const next = doc.indexOf('\n## ', start + heading.length);
+  return `${doc.slice(0, start)}${heading}\n\n${body}\n${next < 0 ? '' : doc.slice(next)}`;
+}
