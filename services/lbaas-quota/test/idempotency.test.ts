@@ -103,13 +103,16 @@ describe('group B: idempotent consume and release', () => {
     const retry = await post(p, { consume: { pool: 1 } }, { 'X-Openstack-Request-Id': rid }).expect(200);
     expect(retry.body).toEqual(first.body);
     expect(retry.headers['idempotent-replayed']).toBe('true');
+    // One global request id along a workflow: another call under the same id is a new call, not a 422.
+    const other = await post(p, { consume: { pool: 2 } }, { 'X-Openstack-Request-Id': rid }).expect(200);
+    expect(other.headers['idempotent-replayed']).toBeUndefined();
     // Without an id of the client's, every call is a new one.
     await post(p, { consume: { pool: 1 } }).expect(200);
     await post(p, { consume: { pool: 1 } }).expect(200);
     // A request id that is not req-<uuid> is not kept by the gateway, so it is no key either.
     await post(p, { consume: { pool: 1 } }, { 'X-Openstack-Request-Id': 'req-not-a-uuid' }).expect(200);
     await post(p, { consume: { pool: 1 } }, { 'X-Openstack-Request-Id': 'req-not-a-uuid' }).expect(200);
-    expect((await inUse(p)).pool.in_use).toBe(5);
+    expect((await inUse(p)).pool.in_use).toBe(7);
   });
 
   it('a refusal is an outcome too: the retry gets the same 403 even after the limit was raised', async () => {

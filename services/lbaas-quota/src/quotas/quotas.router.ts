@@ -112,8 +112,8 @@ export function quotasRouter(quotas: QuotasService, policy: QuotaPolicy = DEFAUL
     if (action.length !== 1 || (action[0] !== 'consume' && action[0] !== 'release')) {
       throw new AppError(400, 'The body must hold exactly one action: "consume" or "release".');
     }
-    const key = parseIdempotencyKey(req.headers);
-    const { outcome, replayed } = await quotas.enforce(pid(req), action[0], parseCounts(req.body, action[0]), key);
+    const idempotency = parseIdempotencyKey(req.headers);
+    const { outcome, replayed } = await quotas.enforce(pid(req), action[0], parseCounts(req.body, action[0]), idempotency);
     const headers: Record<string, string> = replayed ? { [REPLAYED_HEADER]: 'true' } : {};
     if (outcome.status === 403) throw new AppError(403, outcome.message, undefined, headers);
     res.set(headers).json({ usage: presentUsage(outcome.usage) });

@@ -15,13 +15,16 @@ describe('parseIdempotencyKey', () => {
   const rid = 'req-0f8e2a7c-1b2d-4c3e-9f4a-5b6c7d8e9f00';
 
   it('takes the Idempotency-Key header, plain or as a structured-field string', () => {
-    expect(parseIdempotencyKey({ 'idempotency-key': 'abc-1' })).toBe('abc-1');
-    expect(parseIdempotencyKey({ 'idempotency-key': '"abc-1"' })).toBe('abc-1');
-    expect(parseIdempotencyKey({ 'idempotency-key': 'abc-1', [CLIENT_REQUEST_ID_HEADER]: rid })).toBe('abc-1');
+    expect(parseIdempotencyKey({ 'idempotency-key': 'abc-1' })).toEqual({ key: 'abc-1', fromRequestId: false });
+    expect(parseIdempotencyKey({ 'idempotency-key': '"abc-1"' })).toEqual({ key: 'abc-1', fromRequestId: false });
+    expect(parseIdempotencyKey({ 'idempotency-key': 'abc-1', [CLIENT_REQUEST_ID_HEADER]: rid })).toEqual({
+      key: 'abc-1',
+      fromRequestId: false,
+    });
   });
 
   it("falls back to the client's request id only when it is a req-<uuid>", () => {
-    expect(parseIdempotencyKey({ [CLIENT_REQUEST_ID_HEADER]: rid })).toBe(rid);
+    expect(parseIdempotencyKey({ [CLIENT_REQUEST_ID_HEADER]: rid })).toEqual({ key: rid, fromRequestId: true });
     expect(parseIdempotencyKey({ [CLIENT_REQUEST_ID_HEADER]: 'req-1' })).toBeUndefined();
     // The id the gateway forwards as X-Openstack-Request-Id alone is not the client's.
     expect(parseIdempotencyKey({ 'x-openstack-request-id': rid })).toBeUndefined();

@@ -318,8 +318,19 @@ export const IdempotencyKeyHeader = z
   .describe(
     'a key the caller makes up per enforcement call (a UUID, say) and sends again on every retry of that call: a retry ' +
       'gets the first outcome and counts once. Plain or as a structured-field string ("…"). Without it, the ' +
-      'X-Openstack-Request-Id the client sent (req-<uuid>) is the key.',
+      'X-Openstack-Request-Id the client sent (req-<uuid>) together with the request itself is the key.',
   );
+
+/** An enforcement call's idempotency key and where it came from. */
+export interface IdempotencyKey {
+  key: string;
+  /**
+   * True when the key is the client's `X-Openstack-Request-Id`: OpenStack services pass one global request id along a
+   * whole workflow, so such a key names a call only together with the request (another call under the same id is a
+   * new call, never a 422).
+   */
+  fromRequestId: boolean;
+}
 
 /**
  * The idempotency key of an enforcement call: the `Idempotency-Key` header (an sf-string's quotes removed), else the
@@ -327,7 +338,7 @@ export const IdempotencyKeyHeader = z
  * @returns undefined when the call has no key.
  * @throws AppError 400 when `Idempotency-Key` is empty, longer than 255 characters, not printable ASCII, or repeated.
  */
-export function parseIdempotencyKey(headers: Record<string, string | string[] | undefined>): string | undefined {
+export function parseIdempotencyKey(headers: Record<string, string | string[] | undefined>): IdempotencyKey | undefined {
   const given = headers['idempotency-key'];
   if (given !== undefined) {
     let key = Array.isArray(given) ? '' : given.trim();
@@ -335,10 +346,10 @@ export function parseIdempotencyKey(headers: Record<string, string | string[] | 
     if (!IdempotencyKeyHeader.safeParse(key).success) {
       throw bad(`Invalid Idempotency-Key header. Value should be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters`);
     }
-    return key;
+    return { key, fromRequestId: false };
   }
   const requestId = headers[CLIENT_REQUEST_ID_HEADER];
-  return typeof requestId === 'string' && REQUEST_ID_RE.test(requestId) ? requestId : undefined;
+  return typeof requestId === 'string' && REQUEST_ID_RE.test(requestId) ? { key: requestId, fromRequestId: true } : undefined;
 }
 
 /** Query string of show and defaults: only `fields`. */

@@ -24,6 +24,7 @@ import {
   type QuotaState,
   type QuotasRepository,
 } from './quotas.repository';
+import type { IdempotencyKey } from './quotas.schema';
 
 /** Per-resource counts (consume, release, or absolute in_use); omitted resources are untouched. */
 export type ResourceCounts = Partial<Record<LbaasResource, number>>;
@@ -176,16 +177,18 @@ export class QuotasService {
    * per project, the last `retention.maxKeys` of them for at most `retention.ttlMs`; an older key counts as new.
    * A keyed release for a project without a record creates the record, to remember the key.
    * @returns the outcome, and whether it is a replay of an earlier call's.
-   * @throws AppError 422 when `key` was used for another request (another action or other counts) on this project;
+   * A key taken from the client's request id is bound to the request too, so only the same call under that id replays.
+   * @throws AppError 422 when an `Idempotency-Key` was used for another request (another action or other counts) on this project;
    *   503 when the project stays contended.
    */
   async enforce(
     projectId: string,
     action: EnforcementAction,
     counts: ResourceCounts,
-    key?: string,
+    idempotency?: IdempotencyKey,
   ): Promise<{ outcome: EnforcementOutcome; replayed: boolean }> {
-    const fingerprint = key === undefined ? '' : fingerprintOf(action, counts);
+    const fingerprint = idempotency === undefined ? '' : fingerprintOf(action, counts);
+    const key = idempotency === undefined ? undefined : idempotency.fromRequestId ? `${idempotency.key} ${fingerprint}` : idempotency.key;
     const { result, current } = await this.change<{ outcome?: EnforcementOutcome; replayed: boolean }>(projectId, (cur) => {
       const now = Date.now();
       if (key !== undefined) {
