@@ -54,7 +54,11 @@ describe('domain-quota policy file', () => {
   });
 
   it.each([
-    ['a check that does not parse', 'domain_admin: "role:admin and (domain_id:%(target.domain.id)s"\n', [':1:15', 'rule "domain_admin"', 'column 16']],
+    [
+      'a check that does not parse',
+      'domain_admin: "role:admin and (domain_id:%(target.domain.id)s"\n',
+      [':1:15', 'rule "domain_admin"', 'column 16'],
+    ],
     ['an unknown rule name', '"identity:get_domain_quotas": "@"\n', ['rule "identity:get_domain_quotas"', 'unknown rule name']],
     ['a rule referring to nothing', '"identity:get_domain_usage": "rule:cloud_admins"\n', ['rule:cloud_admins, which is not defined']],
   ])('%s stops the service at start with a clear error', async (_what, text, parts) => {

@@ -16,6 +16,6 @@ export function buildApp(deps: EventQueryDeps): Express {
     store: deps.store,
     readiness: deps.readiness,
     bodyLimit: deps.config.INGEST_HTTP_BODY_LIMIT,
-    routers: [eventsRouter(deps.events), ingestRouter(deps.ingest, deps.decode)],
+    routers: [eventsRouter(deps.events), ingestRouter(deps.ingest, deps.decode, deps.policy)],
   });
 }

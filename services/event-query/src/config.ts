@@ -24,6 +24,11 @@ export const SHIPPED_DEFINITIONS = resolve(__dirname, '..', 'etc', 'event_defini
 export const EventQueryEnv = BaseServiceEnv.extend({
   /** Listen port. */
   PORT: z.coerce.number().int().min(0).max(65535).default(8781),
+  /**
+   * oslo.policy-style policy file (YAML or JSON) overriding the RBAC rules (`[oslo_policy] policy_file`); '' = the
+   * defaults. Read once at start: a bad file stops the service. Every rule is listed in etc/policy.yaml.sample.
+   */
+  POLICY_FILE: z.string().default(''),
   /** Rows returned when a list gives no limit (Panko `[api] default_api_return_limit`). */
   EVENTS_DEFAULT_LIMIT: z.coerce.number().int().min(1).default(100),
   /** Largest limit a client may ask for; above it the request is a 400. */

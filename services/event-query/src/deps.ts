@@ -7,6 +7,7 @@ import { connectStore, type ReadinessCheck, type Store } from '@stratum/http-kit
 import pino, { type Logger } from 'pino';
 import { Connection, type Publisher } from 'rabbitmq-client';
 import type { EventQueryConfig } from './config';
+import { EventPolicy } from './events/events.policy';
 import { EventsRepository } from './events/events.repository';
 import { EventsService } from './events/events.service';
 import { NotificationConsumer } from './ingest/amqp.consumer';
@@ -21,6 +22,8 @@ export interface EventQueryDeps {
   store: Store;
   eventsRepository: EventsRepository;
   events: EventsService;
+  /** The RBAC rules: the defaults, overridden by POLICY_FILE. */
+  policy: EventPolicy;
   ingest: IngestService;
   decode: DecodeOptions;
   /** Present when INGEST_AMQP_URL is set. */
@@ -46,13 +49,15 @@ export function loadDecodeOptions(config: EventQueryConfig): DecodeOptions {
 export async function createDeps(config: EventQueryConfig, logger?: Logger): Promise<EventQueryDeps> {
   const log = logger ?? pino({ name: 'event-query', level: config.LOG_LEVEL });
   const decode = loadDecodeOptions(config);
+  const policy = EventPolicy.load(config.POLICY_FILE); // before any connection: a bad file stops the start
   const store = await connectStore(config.MONGODB_URI, config.MONGODB_DATABASE);
   const eventsRepository = new EventsRepository(store.db, config.EVENTS_QUERY_TIMEOUT_MS);
   await eventsRepository.ensureIndexes();
-  const events = new EventsService(eventsRepository, {
-    defaultLimit: config.EVENTS_DEFAULT_LIMIT,
-    maxLimit: config.EVENTS_MAX_LIMIT,
-  });
+  const events = new EventsService(
+    eventsRepository,
+    { defaultLimit: config.EVENTS_DEFAULT_LIMIT, maxLimit: config.EVENTS_MAX_LIMIT },
+    policy,
+  );
 
   let bus: Connection | undefined;
   let forwarder: EventForwarder | undefined;
@@ -120,6 +125,7 @@ export async function createDeps(config: EventQueryConfig, logger?: Logger): Pro
     store,
     eventsRepository,
     events,
+    policy,
     ingest,
     decode,
     consumer,

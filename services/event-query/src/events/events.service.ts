@@ -1,16 +1,15 @@
 /**
  * Event reads: one event by id (A1), the complex query (A2), the list (A3), event types, trait descriptions and
- * trait values; every one scoped by events.policy.ts.
+ * trait values; every one authorized and scoped by events.policy.ts.
  */
 import { AppError } from '@stratum/http-kit';
 import type { Identity } from '@stratum/identity';
-import { isCloudAdmin } from '@stratum/identity';
 import type { Trait } from '@stratum/traits';
 import type { Filter, Sort } from 'mongodb';
 import { translateComplexFilter } from './events.complex';
 import { type EventDoc, encodeTraitName, type StoredEvent, traitsOf } from './events.model';
 import { afterMarker, type SortSpec, translateListSort, translateOrderBy, withTiebreak } from './events.order';
-import { canSee, nameableProject, visibilityFilter } from './events.policy';
+import { DEFAULT_EVENT_POLICY, type EventPolicy } from './events.policy';
 import { checkTraitName, mergeAnd, type SimpleQuery, translateSimpleQuery } from './events.query';
 import type { EventsRepository, TraitDescription } from './events.repository';
 
@@ -45,6 +44,7 @@ export class EventsService {
   constructor(
     private readonly repo: EventsRepository,
     private readonly limits: EventLimits,
+    private readonly policy: EventPolicy = DEFAULT_EVENT_POLICY,
   ) {}
 
   /**
@@ -52,8 +52,9 @@ export class EventsService {
    * @throws AppError 404 `Event <id> Not Found` when missing or not visible to the caller.
    */
   async get(identity: Identity, messageId: string, allTenants = false): Promise<StoredEvent> {
+    this.policy.authorize(identity, 'telemetry:events:show');
     const doc = await this.repo.findById(messageId);
-    if (!doc || !canSee(identity, doc.project_id, allTenants)) throw new AppError(404, `Event ${messageId} Not Found`);
+    if (!doc || !this.policy.canSee(identity, doc.project_id, allTenants)) throw new AppError(404, `Event ${messageId} Not Found`);
     return doc;
   }
 
@@ -84,10 +85,10 @@ export class EventsService {
     let after = {};
     if (marker !== undefined) {
       const keys = await this.repo.sortKeysOf(marker);
-      if (!keys || !canSee(identity, keys.project_id, allTenants)) throw new AppError(400, `Marker ${marker} not found.`);
+      if (!keys || !this.policy.canSee(identity, keys.project_id, allTenants)) throw new AppError(400, `Marker ${marker} not found.`);
       after = afterMarker(sort, keys as unknown as Record<string, unknown>);
     }
-    const where = mergeAnd(filter, visibilityFilter(identity, allTenants), after) as Filter<EventDoc>;
+    const where = mergeAnd(filter, this.policy.visibilityFilter(identity, allTenants), after) as Filter<EventDoc>;
     const rows = await this.repo.find(where, toSort(sort), limit + 1);
     const more = rows.length > limit;
     if (more) rows.length = limit;
@@ -99,13 +100,15 @@ export class EventsService {
    * @param sort `key[:dir]` strings, keys generated, message_id, event_type.
    */
   async list(identity: Identity, q: SimpleQuery[], limit: number | undefined, sort: string[], marker?: string): Promise<Page<StoredEvent>> {
-    const { filter, allTenants } = translateSimpleQuery(q, isCloudAdmin(identity));
+    this.policy.authorize(identity, 'telemetry:events:index');
+    const { filter, allTenants } = translateSimpleQuery(q, this.policy.unsegregated(identity));
     return this.page(identity, filter, allTenants, translateListSort(sort), this.limitOf(limit), marker);
   }
 
   /** A2: a complex query; default order `timestamp desc` (SPEC.md's `desc=false` turns it to ascending). */
   async query(identity: Identity, q: ComplexQuery): Promise<StoredEvent[]> {
-    const filter = q.filter === undefined ? {} : translateComplexFilter(q.filter, { ownProject: nameableProject(identity) });
+    this.policy.authorize(identity, 'telemetry:events:index');
+    const filter = q.filter === undefined ? {} : translateComplexFilter(q.filter, { ownProject: this.policy.nameableProject(identity) });
     const sort = q.orderby === undefined ? withTiebreak([['generated', q.desc ? -1 : 1]]) : translateOrderBy(q.orderby);
     const { rows } = await this.page(identity, filter, q.allTenants, sort, this.limitOf(q.limit), undefined);
     return rows;
@@ -113,12 +116,14 @@ export class EventsService {
 
   /** `GET /v2/event_types`: the event types of the events the caller may see, sorted. */
   async eventTypes(identity: Identity, allTenants: boolean): Promise<string[]> {
-    return this.repo.eventTypes(visibilityFilter(identity, allTenants));
+    this.policy.authorize(identity, 'telemetry:event_types:index');
+    return this.repo.eventTypes(this.policy.visibilityFilter(identity, allTenants));
   }
 
   /** `GET /v2/event_types/{type}/traits`: distinct trait names and types of that type (`[]` for an unknown type). */
   async traitDescriptions(identity: Identity, eventType: string, allTenants: boolean): Promise<TraitDescription[]> {
-    return this.repo.traitDescriptions(eventType, visibilityFilter(identity, allTenants));
+    this.policy.authorize(identity, 'telemetry:event_types:index');
+    return this.repo.traitDescriptions(eventType, this.policy.visibilityFilter(identity, allTenants));
   }
 
   /**
@@ -132,6 +137,7 @@ export class EventsService {
     name: string,
     o: { limit?: number; marker?: string; allTenants: boolean },
   ): Promise<Page<Trait>> {
+    this.policy.authorize(identity, 'telemetry:event_types:index');
     checkTraitName(name, 'trait name');
     const filter = { event_type: eventType, [`t.${encodeTraitName(name)}`]: { $exists: true } } as Filter<EventDoc>;
     const page = await this.page(identity, filter, o.allTenants, withTiebreak([['generated', 1]]), this.limitOf(o.limit), o.marker);

@@ -7,23 +7,24 @@
  * (`records[i]: …`). Answers 200 `{"stored": n, "duplicates": m, "dropped": [...]}`; a duplicate message_id is not
  * stored again; `dropped` lists the notifications Ceilometer makes no event of (`records[i]: <reason>`: a priority
  * other than INFO/ERROR, an unknown priority, an unmatched type with EVENT_DROP_UNMATCHED), each also logged at warn.
- * Admin only (ingest.policy.ts), 403 otherwise; 503 when the store is down (the publisher may retry).
+ * Admin only by default (`telemetry:events:create`, ingest.policy.ts), 403 otherwise; 503 when the store is down (the publisher may retry).
  */
 import { AppError, identityOf, methodNotAllowed } from '@stratum/http-kit';
 import type { Event } from '@stratum/traits';
 import { type Request, type Response, Router } from 'express';
 import type { Logger } from 'pino';
-import { canIngest } from './ingest.policy';
+import { DEFAULT_EVENT_POLICY, type EventPolicy } from '../events/events.policy';
 import type { IngestService } from './ingest.service';
 import { type DecodeOptions, decodeRecord, describeRecord, RejectedRecord } from './notification';
 import { mayHoldInexactNumbers, parsePyJson } from './python';
 
 export const INGEST_PATH = '/v2/ingest/events';
 
-export function ingestRouter(ingest: IngestService, decode: DecodeOptions): Router {
+/** The ingest route; `policy` is the service's enforcer (its defaults unless POLICY_FILE overrides them). */
+export function ingestRouter(ingest: IngestService, decode: DecodeOptions, policy: EventPolicy = DEFAULT_EVENT_POLICY): Router {
   const r = Router({ strict: false });
   r.post(INGEST_PATH, async (req: Request, res: Response) => {
-    if (!canIngest(identityOf(res))) throw new AppError(403, 'RBAC Authorization Failed');
+    policy.authorize(identityOf(res), 'telemetry:events:create');
     const raw = res.locals.rawBody as Buffer | undefined;
     if (!raw || raw.length === 0) throw new AppError(400, 'Missing request body: an array of serialized events');
     // express.json has parsed the body already; only one holding numbers JSON.parse would change is read again.
