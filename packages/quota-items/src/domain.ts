@@ -91,7 +91,8 @@ export function regionItems(region: RegionCatalog): Map<string, ItemSpec> {
 
 /** Canonical (output) spelling of an input item name. Per-type names are resolved by exact match, not by splitting. */
 export function canonicalItemName(name: string): string {
-  return ITEM_ALIASES[name] ?? name;
+  // Own properties only: a client's `constructor` or `__proto__` is an unknown item, not Object.prototype's.
+  return Object.hasOwn(ITEM_ALIASES, name) ? (ITEM_ALIASES[name] as string) : name;
 }
 
 /**

@@ -18,7 +18,7 @@ const BATCH = 100;
 /** The unit of an item (`count`, `MiB`, `GiB`, `cores`), or undefined for a name the catalogue does not know. */
 function unitOf(item: string | null): string | undefined {
   if (!item) return undefined;
-  const fixed = FIXED_ITEMS[item];
+  const fixed = Object.hasOwn(FIXED_ITEMS, item) ? FIXED_ITEMS[item] : undefined;
   if (fixed) return fixed.unit;
   return Object.entries(VOLUME_TYPE_ITEMS).find(([prefix]) => item.startsWith(prefix))?.[1].unit;
 }

@@ -59,7 +59,8 @@ export interface PatchRequest {
 }
 
 function why(item: string, regionItems: Map<string, ItemSpec>, products: readonly string[]): string {
-  if (FIXED_ITEMS[item]?.area === 'secure_container' && !products.includes(SECURE_CONTAINER_PRODUCT)) return 'item_unavailable';
+  if (Object.hasOwn(FIXED_ITEMS, item) && FIXED_ITEMS[item]?.area === 'secure_container' && !products.includes(SECURE_CONTAINER_PRODUCT))
+    return 'item_unavailable';
   if (Object.keys(VOLUME_TYPE_ITEMS).some((p) => item.startsWith(p)) && !regionItems.has(item)) return 'unknown_volume_type';
   return 'unknown_item';
 }

@@ -6,6 +6,28 @@ import { SECURE_CONTAINER_PRODUCT } from '@stratum/quota-items';
 import { z } from 'zod';
 
 /**
+ * C0 controls (U+0000-U+001F), DEL (U+007F) and the bidirectional marks, embeddings, overrides and isolates (U+200E,
+ * U+200F, U+202A-U+202E, U+2066-U+2069): nothing an id or name the registry stores may hold, as they hide or reorder
+ * what operators read (the "Trojan Source" characters, CVE-2021-42574).
+ */
+const unsafe = (c: number) =>
+  c <= 0x1f || c === 0x7f || c === 0x200e || c === 0x200f || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
+const UNSAFE_MESSAGE = 'must not contain control or bidirectional formatting characters';
+
+/** Whether `s` holds one of those characters. */
+export function hasUnsafeChars(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (unsafe(s.charCodeAt(i))) return true;
+  return false;
+}
+
+/** A display name (departments, projects): 1 to 255 characters, none of them control or bidi characters. */
+export const SafeText = z
+  .string()
+  .min(1)
+  .max(255)
+  .refine((s) => !hasUnsafeChars(s), UNSAFE_MESSAGE);
+
+/**
  * A name that becomes part of a stored field path (volume types become items such as `volumes_<type>`), so no dots,
  * no `$` and no whitespace. Keystone ids and names are at most 64 and 255 characters.
  */
@@ -13,17 +35,24 @@ export const PathSafeName = z
   .string()
   .min(1)
   .max(255)
-  .regex(/^[^.$\s]+$/, 'must not contain dots, $ or whitespace');
+  .regex(/^[^.$\s]+$/, 'must not contain dots, $ or whitespace')
+  .refine((s) => !hasUnsafeChars(s), UNSAFE_MESSAGE);
 
 /** Region names: part of quota node keys (`<region>/<owner>`), so path-safe and without slashes. */
-export const RegionName = PathSafeName.regex(/^[^/]+$/, 'must not contain slashes');
+export const RegionName = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[^.$\s/]+$/, 'must not contain dots, slashes, $ or whitespace')
+  .refine((s) => !hasUnsafeChars(s), UNSAFE_MESSAGE);
 
 /** Keystone ids (domains, projects): up to 64 characters, path-safe. */
 export const KeystoneId = z
   .string()
   .min(1)
   .max(64)
-  .regex(/^[^.$\s/]+$/, 'must not contain dots, slashes, $ or whitespace');
+  .regex(/^[^.$\s/]+$/, 'must not contain dots, slashes, $ or whitespace')
+  .refine((s) => !hasUnsafeChars(s), UNSAFE_MESSAGE);
 
 /** Products the catalogue knows (reference/domain-quota.md §6.6). */
 export const PRODUCTS = [SECURE_CONTAINER_PRODUCT] as const;
@@ -37,11 +66,11 @@ export const RegionBody = z.strictObject({
 export type RegionBody = z.infer<typeof RegionBody>;
 
 export const DomainBody = z.strictObject({
-  domain: z.strictObject({ name: z.string().min(1).max(255) }),
+  domain: z.strictObject({ name: SafeText }),
 });
 
 export const ProjectBody = z.strictObject({
-  project: z.strictObject({ domain_id: KeystoneId, name: z.string().min(1).max(255) }),
+  project: z.strictObject({ domain_id: KeystoneId, name: SafeText }),
 });
 
 export const UsageBody = z.strictObject({
