@@ -108,6 +108,27 @@ describe('store down is a 503 on every route, and recovers by itself', () => {
       200,
     ],
     ['domain', 'GET /v3/domain_usage', () => request(stack.gateway).get('/v3/domain_usage').set(tokenOf(stack, 'admin')), 200],
+    ['event', 'GET /v2/event_types', () => request(stack.gateway).get('/v2/event_types').set(tokenOf(stack, 'admin')), 200],
+    ['event', 'GET /v2/events/{id}', () => request(stack.gateway).get(`/v2/events/${uuid()}`).set(tokenOf(stack, 'admin')), 404],
+    ['lbaas', 'GET /v2.0/lbaas/quotas', () => request(stack.gateway).get('/v2.0/lbaas/quotas').set(tokenOf(stack, 'admin')), 200],
+    [
+      'lbaas',
+      'DELETE /v2.0/lbaas/quotas/{p} (none stored: 404)',
+      () => request(stack.gateway).delete(`/v2.0/lbaas/quotas/${uuid()}`).set(tokenOf(stack, 'admin')),
+      404,
+    ],
+    [
+      'domain',
+      'GET /v3/domain_quota_registry/domains',
+      () => request(stack.gateway).get('/v3/domain_quota_registry/domains').set(tokenOf(stack, 'admin')),
+      200,
+    ],
+    [
+      'domain',
+      'GET /v3/domain_quotas/{d}/audit',
+      () => request(stack.gateway).get(`/v3/domain_quotas/${FINANCE}/audit`).set(tokenOf(stack, 'admin')),
+      200,
+    ],
   ];
 
   it('answers every route while up; 503 with Retry-After in the group’s shape while down; the same again once back', async () => {
