@@ -2,16 +2,18 @@
  * `npm start`: the whole stack on the embedded default, with no configuration.
  *
  * FerretDB 2.5 on the embedded cluster (PostgreSQL 15 + DocumentDB, data in ./var/postgres; deploy/src/store.ts), the
- * sample notifications and registry loaded, the three services and the gateway as processes; prints the gateway URL,
+ * sample notifications and registry loaded into an empty store only (a restart never changes data; loadSamples), the
+ * registry's sums checked and repaired (each repair printed), the three services and the gateway as processes; prints the gateway URL,
  * an admin and a member token, and one request per group. Ctrl-C or SIGTERM stops them all, the cluster last.
  * Data of FerretDB 1.24 (SQLite files in ./var/ferretdb) is copied into the store first, once (deploy/src/migrate.ts).
  * Ports: STRATUM_PORT (gateway, default 8780), the services on the next three ports, the gateway's metrics on
  * STRATUM_METRICS_PORT (default gateway + 10), FerretDB on STRATUM_STORE_PORT (default 27117).
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { reportLines } from '@stratum/domain-quota';
 import { MongoClient } from 'mongodb';
-import { loadEvents, loadRegistryFile } from './load';
+import { loadSamples } from './load';
 import { migrateFromFerretDB124 } from './migrate';
 import { type RunningStack, startStack } from './processes';
 import { ensureStoreInstalled, ROOT, startStore } from './store';
@@ -44,11 +46,14 @@ async function main(): Promise<void> {
     await migrateFromFerretDB124(varDir, store.uri);
     const client = await MongoClient.connect(store.uri);
     try {
-      const events = await loadEvents(client.db(database), readFileSync(join(ROOT, 'deploy/samples/notifications.jsonl'), 'utf8'));
-      const registry = await loadRegistryFile(client.db(database), readFileSync(join(ROOT, 'deploy/samples/registry.yaml'), 'utf8'));
+      const { events, registry, check } = await loadSamples(client.db(database), join(ROOT, 'deploy/samples'));
       console.log(
-        `samples: ${events.stored} new events (${events.duplicates} already stored, ${events.rejected.length} rejected); registry ${JSON.stringify(registry)}`,
+        `samples: ${events ? `${events.stored} events loaded (${events.rejected.length} rejected)` : 'events kept (the store has events)'}; ${registry ? `registry loaded ${JSON.stringify(registry)}` : 'registry kept (the store has one)'}`,
       );
+      // Repairs are loud: each is a sum that was wrong in the store (also in the audit log).
+      const lines = reportLines(check);
+      const say = check.discrepancies.length > 0 || check.busy.length > 0 ? console.warn : console.log;
+      for (const line of lines) say(`registry check: ${line}`);
     } finally {
       await client.close();
     }

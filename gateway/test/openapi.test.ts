@@ -79,6 +79,8 @@ const SERVICE_ROUTES = [
   `delete ${REG}/projects/{project_id}`,
   `get ${REG}/usage`,
   `put ${REG}/usage/{region}`,
+  `get ${REG}/check`,
+  `post ${REG}/check`,
 ];
 const PUBLIC_ROUTES = [
   'get /',

@@ -14,6 +14,9 @@ export function buildApp(deps: DomainQuotaDeps): Express {
     render: renderKeystoneError,
     store: deps.store,
     readiness: deps.readiness,
-    routers: [domainQuotasRouter(deps.domainQuotas, deps.audit, deps.policy), registryRouter(deps.registryService, deps.policy)],
+    routers: [
+      domainQuotasRouter(deps.domainQuotas, deps.audit, deps.policy),
+      registryRouter(deps.registryService, deps.integrity, deps.policy),
+    ],
   });
 }

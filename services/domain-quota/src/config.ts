@@ -41,6 +41,15 @@ export const DomainQuotaEnv = BaseServiceEnv.extend({
   AUDIT_NOTIFICATION_EXCHANGE_DURABLE: z.stringbool().default(false),
   /** How often unpublished audit entries are looked for, in milliseconds. */
   AUDIT_PUBLISH_INTERVAL_MS: z.coerce.number().int().min(50).default(1000),
+  /**
+   * How often the reconciler looks for department and project edits left unfinished by a process that died between
+   * their steps (domain-quotas.reconciler.ts), in milliseconds; it also runs once at start. 0: at start only.
+   */
+  EDIT_RECONCILE_INTERVAL_MS: z.coerce.number().int().min(0).default(15_000),
+  /** Age of an edit's reservation after which the reconciler settles it, in milliseconds. */
+  EDIT_LEASE_MS: z.coerce.number().int().min(1000).default(10_000),
+  /** Most unfinished edits settled per reconciler pass (the rest wait for the next). */
+  EDIT_RECONCILE_BATCH: z.coerce.number().int().min(1).default(100),
 }).extend(KeystoneEnv.shape);
 export type DomainQuotaConfig = Readonly<z.infer<typeof DomainQuotaEnv>>;
 

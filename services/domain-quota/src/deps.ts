@@ -9,8 +9,10 @@ import { Connection, type Publisher } from 'rabbitmq-client';
 import { AuditLog } from './audit/audit.log';
 import { AuditPublisher } from './audit/audit.publisher';
 import type { DomainQuotaConfig } from './config';
-import { QuotaTreeEdits } from './domain-quotas/domain-quotas.edits';
+import { type EditHooks, QuotaTreeEdits } from './domain-quotas/domain-quotas.edits';
+import { TreeIntegrity } from './domain-quotas/domain-quotas.integrity';
 import { DomainQuotaPolicy } from './domain-quotas/domain-quotas.policy';
+import { EditReconciler } from './domain-quotas/domain-quotas.reconciler';
 import { DomainQuotasService } from './domain-quotas/domain-quotas.service';
 import { RegistryRepository } from './registry/registry.repository';
 import { RegistryService } from './registry/registry.service';
@@ -26,6 +28,10 @@ export interface DomainQuotaDeps {
   registryService: RegistryService;
   /** The RBAC rules: the defaults, overridden by POLICY_FILE. */
   policy: DomainQuotaPolicy;
+  /** The sum check and repair of the quota tree. */
+  integrity: TreeIntegrity;
+  /** Settles edits left unfinished by a process that died (started here; stopped by close()). */
+  reconciler: EditReconciler;
   /** Present when AMQP_URL is set. */
   subscriber?: RegistrySubscriber;
   /** Present when AMQP_URL is set. */
@@ -35,7 +41,15 @@ export interface DomainQuotaDeps {
   close(): Promise<void>;
 }
 
-export async function createDeps(config: DomainQuotaConfig, logger?: Logger): Promise<DomainQuotaDeps> {
+/**
+ * Connects the store and the bus, and starts the edit reconciler and (with AMQP_URL) the subscriber and publisher.
+ * @param opts.editHooks runs between the steps of each edit (tests that stop an edit there, as a crash would).
+ */
+export async function createDeps(
+  config: DomainQuotaConfig,
+  logger?: Logger,
+  opts: { editHooks?: EditHooks } = {},
+): Promise<DomainQuotaDeps> {
   const log = logger ?? pino({ name: 'domain-quota', level: config.LOG_LEVEL });
   const policy = DomainQuotaPolicy.load(config.POLICY_FILE); // before any connection: a bad file stops the start
   const store = await connectStore(config.MONGODB_URI, config.MONGODB_DATABASE);
@@ -49,8 +63,16 @@ export async function createDeps(config: DomainQuotaConfig, logger?: Logger): Pr
   await registry.ensureIndexes();
   const audit = new AuditLog(store.db);
   await audit.ensureIndexes();
-  const edits = new QuotaTreeEdits(registry);
-  const registryService = new RegistryService(registry, edits, audit);
+  const treeEdits = new QuotaTreeEdits(registry, opts.editHooks);
+  const registryService = new RegistryService(registry, treeEdits, audit);
+  const integrity = new TreeIntegrity(registry, audit);
+  const reconciler = new EditReconciler(
+    treeEdits,
+    registry,
+    { intervalMs: config.EDIT_RECONCILE_INTERVAL_MS, leaseMs: config.EDIT_LEASE_MS, batch: config.EDIT_RECONCILE_BATCH },
+    log,
+  );
+  reconciler.start();
 
   let bus: Connection | undefined;
   let subscriber: RegistrySubscriber | undefined;
@@ -80,6 +102,7 @@ export async function createDeps(config: DomainQuotaConfig, logger?: Logger): Pr
   }
 
   const close = async () => {
+    await reconciler.close();
     await subscriber?.close();
     await auditPublisher?.close();
     await publisher?.close();
@@ -98,9 +121,11 @@ export async function createDeps(config: DomainQuotaConfig, logger?: Logger): Pr
     store,
     registry,
     audit,
-    domainQuotas: new DomainQuotasService(registry, edits, audit),
+    domainQuotas: new DomainQuotasService(registry, treeEdits, audit),
     registryService,
     policy,
+    integrity,
+    reconciler,
     subscriber,
     auditPublisher,
     close,

@@ -1,5 +1,7 @@
 export { buildApp } from './app';
+export { checkRegistrySums, reportLines, sumsIntact } from './cli';
 export { type DomainQuotaConfig, loadConfig } from './config';
 export { createDeps, type DomainQuotaDeps } from './deps';
-export { loadRegistry } from './registry/registry.bootstrap';
+export { type CheckReport, describeDiscrepancy, type SumDiscrepancy, TreeIntegrity } from './domain-quotas/domain-quotas.integrity';
+export { type LoadMode, loadRegistry, RegistryNotEmptyError } from './registry/registry.bootstrap';
 export { RegistryRepository } from './registry/registry.repository';

@@ -2,7 +2,8 @@
  * The audit log of quota changes (DESIGN.md §C, reference/domain-quota.md §6.8): one document per item of every
  * accepted or refused change, in `dq_audit`:
  * `{_id, at, request_id, user_id, actor_project_id, actor_domain_id, domain_id, project_id?, region, item, old, new,
- *   outcome: "accepted" | "refused", status?, reason?, message?, published}`.
+ *   outcome: "accepted" | "refused", status?, reason?, message?, published}`; a repaired sum of the tree is an accepted
+ *   entry with reason `repaired_allocated` or `repaired_unlimited` (old and new are then the sum, not a quota).
  * Values are in the API's units (-1 unlimited). `published` is the outbox flag of audit.publisher.ts, which emits
  * each entry as a `domain_quota.update` notification for the event service.
  */
@@ -95,6 +96,27 @@ export class AuditLog {
         outcome: 'accepted' as const,
       })),
     );
+    this.onWrite?.();
+  }
+
+  /**
+   * Records a repaired sum of the quota tree (domain-quotas.integrity.ts): `item`'s `allocated` (in its unit) or its
+   * count of unlimited children on the node of `domain_id`, from `stored` to `expected`, reason `repaired_<field>`.
+   */
+  async repaired(
+    actor: AuditActor,
+    d: { region: string; domain_id: string; item: string; field: 'allocated' | 'unlimited'; stored: number; expected: number },
+  ): Promise<void> {
+    await this.col.insertOne({
+      _id: randomUUID(),
+      ...this.base(actor, d.domain_id, d.region),
+      item: d.item,
+      old: d.stored,
+      new: d.expected,
+      outcome: 'accepted',
+      reason: `repaired_${d.field}`,
+      message: `${d.field} of ${d.item} set to what the children hold`,
+    });
     this.onWrite?.();
   }
 

@@ -4,20 +4,21 @@
  * reservation deltas on the parent. Pure functions on milli-unit values (UNLIMITED = -1) and node states; no I/O.
  */
 import { UNLIMITED } from '@stratum/quota-items';
-import { CLOUD_DOMAIN_ID, type QuotaSetState, type Values } from '../registry/registry.repository';
+import {
+  CLOUD_DOMAIN_ID,
+  type EditMarks,
+  type ItemChange,
+  type PendingEdit,
+  type QuotaSetState,
+  type Values,
+} from '../registry/registry.repository';
 import type { QuotaErrorDetail } from './domain-quotas.schema';
 
 /** What a child's quota commits in its parent's `allocated`: its value, or nothing when unlimited (§6.1 I2 keeps an
  * unlimited child under an unlimited parent only, where nothing is counted against a cap). */
 export const contribution = (v: number) => (v === UNLIMITED ? 0 : v);
 
-/** One item's requested change of a child. */
-export interface ItemChange {
-  item: string;
-  /** The child's value the change was decided on. */
-  old: number;
-  next: number;
-}
+export type { ItemChange };
 
 /** What the parent holds for one item. */
 export interface ParentItem {
@@ -117,4 +118,106 @@ export function withDeltas(state: QuotaSetState, changes: ItemChange[], side: 'r
     }
   }
   return changed ? { ...state, allocated, unlimited } : null;
+}
+
+/** The oldest reservation time among `pending`, or undefined when there is none. */
+function oldestOf(pending: Record<string, PendingEdit>): number | undefined {
+  let min: number | undefined;
+  for (const e of Object.values(pending)) if (min === undefined || e.at < min) min = e.at;
+  return min;
+}
+
+/** `state` with `pending` as its edits in flight (fields dropped when there are none). */
+function withPending(state: QuotaSetState, pending: Record<string, PendingEdit>): QuotaSetState {
+  const { pending: _p, pending_since: _s, ...rest } = state;
+  const since = oldestOf(pending);
+  return since === undefined ? rest : { ...rest, pending, pending_since: since };
+}
+
+/** The pending edit `id` of a node, if it is one of its own (ids come from the store, never from a client). */
+export const pendingOf = (state: QuotaSetState, id: string): PendingEdit | undefined =>
+  state.pending && Object.hasOwn(state.pending, id) ? state.pending[id] : undefined;
+
+/** Step 1 on the parent: `state` with the reserve deltas of `edit` applied and the edit recorded as pending `id`. */
+export function withReservation(state: QuotaSetState, id: string, edit: PendingEdit): QuotaSetState {
+  const reserved = withDeltas(state, edit.changes, 'reserve', 1) ?? state;
+  return withPending(reserved, { ...state.pending, [id]: edit });
+}
+
+/**
+ * Settles pending edit `id` on the parent: `forward` (its child holds the new values: release the decreases) or `back`
+ * (its child kept the old ones: undo the reservation). Null when `id` is not pending (already settled): settling is
+ * idempotent, so two settlers never release twice.
+ */
+export function withSettled(state: QuotaSetState, id: string, how: 'forward' | 'back'): QuotaSetState | null {
+  const edit = pendingOf(state, id);
+  if (!edit) return null;
+  const moved =
+    (how === 'forward' ? withDeltas(state, edit.changes, 'release', 1) : withDeltas(state, edit.changes, 'reserve', -1)) ?? state;
+  const rest = Object.fromEntries(Object.entries(state.pending ?? {}).filter(([k]) => k !== id));
+  return withPending(moved, rest);
+}
+
+/**
+ * A child's marks without those of settled edits: a mark made at parent revision <= `parentRev` whose edit is not
+ * pending at that revision was settled (an edit is recorded on the parent before any mark of it exists, and an id is
+ * never reused).
+ */
+export function prunedMarks(
+  marks: EditMarks | undefined,
+  parentRev: number,
+  parentPending: Record<string, PendingEdit> | undefined,
+): EditMarks {
+  const out: EditMarks = {};
+  for (const [id, m] of Object.entries(marks ?? {})) {
+    if (m.rev > parentRev || (parentPending && Object.hasOwn(parentPending, id))) out[id] = m;
+  }
+  return out;
+}
+
+/** A child of a parent as the sum check reads it: its reference (`d:<domain>` or `p:<project>`), quotas and marks. */
+export interface ChildRecord {
+  ref: string;
+  quotas: Values;
+  edits?: EditMarks;
+}
+
+/**
+ * What a parent's `allocated` and `unlimited` must be, from its children and its edits in flight: each child's
+ * contribution (finite quota, or one unlimited child), plus for each pending edit its reservation when the child does
+ * not hold it yet, or minus its release when it does (what step 3 has still to give back). This holds at every
+ * instant of the edit protocol, so a difference is corruption, never an edit in progress.
+ */
+export function expectedSums(
+  children: ChildRecord[],
+  pending: Record<string, PendingEdit> | undefined,
+): { allocated: Values; unlimited: Values } {
+  const allocated = new Map<string, number>();
+  const unlimited = new Map<string, number>();
+  const add = (m: Map<string, number>, k: string, d: number) => {
+    if (d !== 0) m.set(k, (m.get(k) ?? 0) + d);
+  };
+  const byRef = new Map(children.map((c) => [c.ref, c]));
+  for (const c of children) {
+    for (const [item, v] of Object.entries(c.quotas)) {
+      if (v === UNLIMITED) add(unlimited, item, 1);
+      else add(allocated, item, v);
+    }
+  }
+  for (const [id, edit] of Object.entries(pending ?? {})) {
+    const marks = byRef.get(edit.child)?.edits;
+    const applied = !!marks && Object.hasOwn(marks, id) && marks[id]?.outcome === 'applied';
+    for (const c of edit.changes) {
+      const d = parentDeltas(c);
+      if (applied) {
+        add(allocated, c.item, -d.release.allocated);
+        add(unlimited, c.item, -d.release.unlimited);
+      } else {
+        add(allocated, c.item, d.reserve.allocated);
+        add(unlimited, c.item, d.reserve.unlimited);
+      }
+    }
+  }
+  const out = (m: Map<string, number>) => Object.fromEntries([...m].filter(([, v]) => v !== 0));
+  return { allocated: out(allocated), unlimited: out(unlimited) };
 }

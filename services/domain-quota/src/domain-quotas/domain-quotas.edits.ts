@@ -3,36 +3,72 @@
  * stores), each step a linearizable read-modify-write of one node (@stratum/revisions: one conditional write).
  *
  * A child's change (a department under the cloud, a project under its department or the cloud) never over-commits
- * its parent, in three steps: (1) on the parent, check every item and reserve the increases; (2) on the child,
- * check that its values are still those the reservation was made for and that its own children fit, then set them;
- * (3) on the parent, release the decreases. A child that changed in between undoes (1) and the edit starts again on
- * fresh values. Between the steps the parent holds the reservation, so concurrent edits see less headroom, never
- * more. Step 1 is skipped when a change only gives back and is fine on the child's side (it cannot conflict with
- * the parent), step 3 when nothing is given back. A crash between steps leaves a reservation (never an
- * over-allocation); nothing recomputes it yet.
+ * its parent, in three steps under an edit id:
+ * 1. on the parent: check every item, reserve the increases, and record the edit as pending (`pending[id]`: the
+ *    child and its changes);
+ * 2. on the child: check that its values are still those the edit was decided on, that its own children fit, and
+ *    that the edit was not fenced off; then set them and mark the edit `applied` (`edits[id]`);
+ * 3. on the parent: release the decreases and drop the pending record, if it is still there.
+ * A child that changed in between settles the edit back (undoes the reservation) and the edit starts again on fresh
+ * values. Between the steps the parent holds the reservation, so concurrent edits see less headroom, never more.
+ *
+ * An edit whose process died between the steps (kill -9, the store failing mid-edit) stays pending on the parent;
+ * the reconciler (domain-quotas.reconciler.ts) settles it with `resolve`: when the child carries the `applied` mark
+ * it rolls forward (step 3); otherwise it first marks the edit `aborted` on the child (so a late step 2 of a process
+ * that was only slow refuses) and then rolls back. Settling removes the pending record in the same conditional write
+ * that moves `allocated`, so two settlers (the edit itself, reconcilers on several replicas) never release twice.
+ * Marks are pruned from a child once the parent no longer holds their edit (prunedMarks).
  */
+import { randomUUID } from 'node:crypto';
 import { AppError } from '@stratum/http-kit';
 import { fromMilli, UNLIMITED } from '@stratum/quota-items';
-import { RevisionConflictError } from '@stratum/revisions';
-import { CLOUD_DOMAIN_ID, quotaSetId, type RegistryRepository, type Values } from '../registry/registry.repository';
-import { childItem, conflictsOf, type ItemChange, parentDeltas, parentItem, quotaOf, withDeltas } from './domain-quotas.allocation';
+import { type Decision, RevisionConflictError } from '@stratum/revisions';
+import {
+  CLOUD_DOMAIN_ID,
+  type EditMarks,
+  type PendingEdit,
+  type QuotaSetState,
+  quotaSetId,
+  type RegistryRepository,
+  type Values,
+} from '../registry/registry.repository';
+import {
+  childItem,
+  conflictsOf,
+  type ItemChange,
+  parentItem,
+  pendingOf,
+  prunedMarks,
+  quotaOf,
+  withReservation,
+  withSettled,
+} from './domain-quotas.allocation';
 import type { QuotaErrorDetail } from './domain-quotas.schema';
 
 const MAX_ATTEMPTS = 50;
 /** A parent that constrains nothing: checks with it are the child's side alone. */
 const NO_PARENT = { quota: UNLIMITED, allocated: 0 };
-const hasDelta = (d: { allocated: number; unlimited: number }) => d.allocated !== 0 || d.unlimited !== 0;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** A child node as step 2 sees it. */
-type ChildView = { quotas: Values; allocated: Values; unlimited: Values };
-type Refusal = 'stale' | QuotaErrorDetail[];
+/** A child (department or project) as step 2 sees it: a project has no children of its own. */
+export interface ChildView {
+  quotas: Values;
+  allocated: Values;
+  unlimited: Values;
+  edits: EditMarks;
+}
+type Refusal = 'stale' | 'fenced' | QuotaErrorDetail[];
 
-/** A child node (a department under the cloud, or a project under its department) as the edit sees it. */
-interface ChildNode {
-  read(): Promise<ChildView>;
-  /** Sets `next` into the child's quotas if `decide` allows; returns what `decide` said. */
-  write(decide: (cur: ChildView) => 'ok' | Refusal, next: Values): Promise<'ok' | Refusal>;
+/** `d:<domain_id>` or `p:<project_id>`: a child as its parent's pending records name it. */
+export const departmentRef = (domainId: string) => `d:${domainId}`;
+export const projectRef = (projectId: string) => `p:${projectId}`;
+
+/** How a pending edit was settled by `resolve`. */
+export type Resolution = 'forward' | 'back' | 'settled';
+
+/** Test seam: runs after a step of a child's edit (a hook that throws stops the edit there, as a crash would). */
+export interface EditHooks {
+  afterStep?(step: 1 | 2, region: string, editId: string): Promise<void>;
 }
 
 /** 409 with every detail, in Keystone's envelope. */
@@ -57,46 +93,23 @@ export function conflictError(details: QuotaErrorDetail[]): AppError {
 }
 
 export class QuotaTreeEdits {
-  constructor(private readonly repo: RegistryRepository) {}
+  constructor(
+    private readonly repo: RegistryRepository,
+    private readonly hooks: EditHooks = {},
+  ) {}
 
   /**
    * Sets a department's quotas in `region` under the cloud.
    * @returns the changes made (or, for a dry run, that would be made).
-   * @throws AppError 409 with every conflict; RevisionConflictError when the nodes stayed contended.
+   * @throws AppError 409 with every conflict; RevisionConflictError when the nodes stayed contended; store errors.
    */
   department(region: string, domainId: string, items: Map<string, number>, dryRun: boolean): Promise<ItemChange[]> {
-    const node: ChildNode = {
-      // The cached head: a stale one is caught in step 2, which re-checks the values on the committed revision.
-      read: async () => (await this.repo.peekQuotaSet(region, domainId)).state,
-      write: async (decide, next) => {
-        const { result } = await this.repo.changeQuotaSet<'ok' | Refusal>(region, domainId, (cur) => {
-          const verdict = decide(cur.state);
-          return verdict === 'ok'
-            ? { next: { ...cur.state, quotas: { ...cur.state.quotas, ...next } }, result: 'ok' }
-            : { result: verdict };
-        });
-        return result;
-      },
-    };
-    return this.setChild(region, CLOUD_DOMAIN_ID, node, items, dryRun);
+    return this.setChild(region, CLOUD_DOMAIN_ID, departmentRef(domainId), items, dryRun);
   }
 
   /** Sets a project's allocations in `region` under its department (or the cloud, for the `default` domain). */
   project(region: string, projectId: string, domainId: string, items: Map<string, number>, dryRun: boolean): Promise<ItemChange[]> {
-    const leaf = (quotas: Values): ChildView => ({ quotas, allocated: {}, unlimited: {} });
-    const node: ChildNode = {
-      read: async () => leaf((await this.repo.readProjectQuota(region, projectId))?.state.quotas ?? {}),
-      write: async (decide, next) => {
-        const { result } = await this.repo.changeProjectQuota<'ok' | Refusal>(region, projectId, domainId, (cur) => {
-          const verdict = decide(leaf(cur.state.quotas));
-          return verdict === 'ok'
-            ? { next: { ...cur.state, domain_id: domainId, quotas: { ...cur.state.quotas, ...next } }, result: 'ok' }
-            : { result: verdict };
-        });
-        return result;
-      },
-    };
-    return this.setChild(region, domainId, node, items, dryRun);
+    return this.setChild(region, domainId, projectRef(projectId), items, dryRun);
   }
 
   /** The cloud's own edit: one step on its node (its parent is the capacity of the region, not modelled). */
@@ -120,60 +133,134 @@ export class QuotaTreeEdits {
     return changes;
   }
 
-  /** The three steps of the module comment, for `node` under `parentOwner`'s node in `region`. */
+  /**
+   * A child as step 2 reads it before deciding: a department through the cached head (a stale one is caught in step
+   * 2, which re-checks the values on the committed revision), a project from the store.
+   */
+  private async readChild(region: string, ref: string): Promise<ChildView> {
+    const id = ref.slice(2);
+    if (ref.startsWith('d:')) {
+      const s = (await this.repo.peekQuotaSet(region, id)).state;
+      return { quotas: s.quotas, allocated: s.allocated, unlimited: s.unlimited, edits: s.edits ?? {} };
+    }
+    const p = await this.repo.readProjectQuota(region, id);
+    return { quotas: p?.state.quotas ?? {}, allocated: {}, unlimited: {}, edits: p?.state.edits ?? {} };
+  }
+
+  /**
+   * One linearizable change of a child's quotas and marks. A project record written here belongs to `parentOwner`.
+   * @param decide sees the committed child; its `next` replaces the child's quotas and marks.
+   */
+  private async changeChild<R>(
+    region: string,
+    parentOwner: string,
+    ref: string,
+    decide: (cur: ChildView) => Decision<{ quotas: Values; edits: EditMarks }, R>,
+  ): Promise<R> {
+    const id = ref.slice(2);
+    if (ref.startsWith('d:')) {
+      const { result } = await this.repo.changeQuotaSet<R>(region, id, (cur) => {
+        const s = cur.state;
+        const d = decide({ quotas: s.quotas, allocated: s.allocated, unlimited: s.unlimited, edits: s.edits ?? {} });
+        return d.next ? { next: { ...s, quotas: d.next.quotas, edits: d.next.edits }, result: d.result } : { result: d.result };
+      });
+      return result;
+    }
+    const { result } = await this.repo.changeProjectQuota<R>(region, id, parentOwner, (cur) => {
+      const s = cur.state;
+      const d = decide({ quotas: s.quotas, allocated: {}, unlimited: {}, edits: s.edits ?? {} });
+      return d.next
+        ? { next: { ...s, domain_id: parentOwner, quotas: d.next.quotas, edits: d.next.edits }, result: d.result }
+        : { result: d.result };
+    });
+    return result;
+  }
+
+  /** Settles pending edit `id` on `parentOwner`'s node (a no-op when it is no longer pending). @returns whether it was. */
+  private async settle(region: string, parentOwner: string, id: string, how: 'forward' | 'back'): Promise<boolean> {
+    const { result } = await this.repo.changeQuotaSet<boolean>(region, parentOwner, (p) => {
+      const next = withSettled(p.state, id, how);
+      return next ? { next, result: true } : { result: false };
+    });
+    return result;
+  }
+
+  /** The three steps of the module comment, for the child `ref` under `parentOwner`'s node in `region`. */
   private async setChild(
     region: string,
     parentOwner: string,
-    node: ChildNode,
+    ref: string,
     items: Map<string, number>,
     dryRun: boolean,
   ): Promise<ItemChange[]> {
     for (let attempt = 1; ; attempt++) {
-      const child = await node.read();
-      const changes = [...items].map(([item, next]) => ({ item, old: child.quotas[item] ?? 0, next })).filter((c) => c.next !== c.old);
+      const child = await this.readChild(region, ref);
+      const changes = [...items]
+        .map(([item, next]) => ({ item, old: Object.hasOwn(child.quotas, item) ? (child.quotas[item] as number) : 0, next }))
+        .filter((c) => c.next !== c.old);
       if (changes.length === 0) return [];
-      // 1. On the parent: every check, then reserve the increases. A change that only gives back (and is fine on
-      // the child's side) cannot conflict with the parent, so it skips this step.
-      const reserves = changes.some((c) => hasDelta(parentDeltas(c).reserve));
-      const childSide = changes.flatMap((c) => conflictsOf(region, c, NO_PARENT, childItem(child, c.item), fromMilli));
-      let reserved = false;
-      if (reserves || dryRun || childSide.length > 0) {
-        let conflicts: QuotaErrorDetail[] = [];
-        ({ result: reserved } = await this.repo.changeQuotaSet<boolean>(region, parentOwner, (p) => {
-          conflicts = changes.flatMap((c) => conflictsOf(region, c, parentItem(p.state, c.item), childItem(child, c.item), fromMilli));
-          if (conflicts.length > 0 || dryRun) return { result: false };
-          const next = withDeltas(p.state, changes, 'reserve', 1);
-          return next ? { next, result: true } : { result: false };
-        }));
-        if (conflicts.length > 0) throw conflictError(conflicts);
-        if (dryRun) return changes;
-      }
-      // 2. On the child: still the values decided on, and its own children still fit.
+      // 1. On the parent: every check, then reserve the increases and record the edit.
+      const id = randomUUID();
+      let conflicts: QuotaErrorDetail[] = [];
+      const { current } = await this.repo.changeQuotaSet<void>(region, parentOwner, (p) => {
+        conflicts = changes.flatMap((c) => conflictsOf(region, c, parentItem(p.state, c.item), childItem(child, c.item), fromMilli));
+        if (conflicts.length > 0 || dryRun) return { result: undefined };
+        return { next: withReservation(p.state, id, { child: ref, changes, at: Date.now() }), result: undefined };
+      });
+      if (conflicts.length > 0) throw conflictError(conflicts);
+      if (dryRun) return changes;
+      const parentRev = current?.revision ?? 0;
+      const parentPending = current?.state.pending;
+      await this.hooks.afterStep?.(1, region, id);
+      // 2. On the child: not fenced off, still the values decided on, and its own children still fit.
       const next = Object.fromEntries(changes.map((c) => [c.item, c.next]));
-      const outcome = await node.write((cur) => {
-        if (changes.some((c) => (cur.quotas[c.item] ?? 0) !== c.old)) return 'stale';
+      const outcome = await this.changeChild<'ok' | Refusal>(region, parentOwner, ref, (cur) => {
+        if (Object.hasOwn(cur.edits, id)) return { result: 'fenced' };
+        if (changes.some((c) => (Object.hasOwn(cur.quotas, c.item) ? cur.quotas[c.item] : 0) !== c.old)) return { result: 'stale' };
         const own = changes.flatMap((c) => conflictsOf(region, c, NO_PARENT, childItem(cur, c.item), fromMilli));
-        return own.length > 0 ? own : 'ok';
-      }, next);
+        if (own.length > 0) return { result: own };
+        const edits = { ...prunedMarks(cur.edits, parentRev, parentPending), [id]: { rev: parentRev, outcome: 'applied' as const } };
+        return { next: { quotas: { ...cur.quotas, ...next }, edits }, result: 'ok' };
+      });
       if (outcome !== 'ok') {
-        if (reserved) {
-          await this.repo.changeQuotaSet(region, parentOwner, (p) => ({
-            next: withDeltas(p.state, changes, 'reserve', -1) ?? p.state,
-            result: undefined,
-          }));
-        }
-        if (outcome !== 'stale') throw conflictError(outcome);
+        // A fenced edit was already rolled back by a reconciler; otherwise undo the reservation here.
+        if (outcome !== 'fenced') await this.settle(region, parentOwner, id, 'back');
+        if (outcome !== 'stale' && outcome !== 'fenced') throw conflictError(outcome);
         if (attempt >= MAX_ATTEMPTS) throw new RevisionConflictError(quotaSetId(region, parentOwner));
         await sleep(Math.random() * Math.min(20, attempt));
         continue;
       }
-      // 3. On the parent: release the decreases (when there are any).
-      if (!changes.some((c) => hasDelta(parentDeltas(c).release))) return changes;
-      await this.repo.changeQuotaSet(region, parentOwner, (p) => {
-        const released = withDeltas(p.state, changes, 'release', 1);
-        return released ? { next: released, result: undefined } : { result: undefined };
-      });
+      await this.hooks.afterStep?.(2, region, id);
+      // 3. On the parent: release the decreases and drop the record (a reconciler may have done it already).
+      await this.settle(region, parentOwner, id, 'forward');
       return changes;
     }
   }
+
+  /**
+   * Settles an edit left pending on `parentOwner`'s node in `region` by a process that did not finish it: forward
+   * when its child carries the `applied` mark, else back after marking it `aborted` on the child (so its step 2 can
+   * no longer apply it). Idempotent, safe to run on several replicas and beside the edit itself.
+   * @returns what was done (`settled`: it was no longer pending, or another settler got there first).
+   */
+  async resolve(region: string, parentOwner: string, id: string): Promise<Resolution> {
+    const parent = await this.repo.readQuotaSet(region, parentOwner);
+    const edit = pendingOf(parent.state, id);
+    if (!edit) return 'settled';
+    const applied = await this.changeChild<boolean>(region, parentOwner, edit.child, (cur) => {
+      if (Object.hasOwn(cur.edits, id)) return { result: cur.edits[id]?.outcome === 'applied' };
+      const edits = {
+        ...prunedMarks(cur.edits, parent.revision, parent.state.pending),
+        [id]: { rev: parent.revision, outcome: 'aborted' as const },
+      };
+      return { next: { quotas: cur.quotas, edits }, result: false };
+    });
+    const how = applied ? 'forward' : 'back';
+    return (await this.settle(region, parentOwner, id, how)) ? how : 'settled';
+  }
+}
+
+/** The pending edits of a node reserved at or before `before` (ms since the epoch). */
+export function staleEdits(state: QuotaSetState, before: number): [string, PendingEdit][] {
+  return Object.entries(state.pending ?? {}).filter(([, e]) => e.at <= before);
 }

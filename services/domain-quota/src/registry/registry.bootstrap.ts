@@ -1,30 +1,44 @@
 /**
- * Loads a registry bootstrap file (the format of shared/samples/registry.yaml and deploy/registry.yaml) into the
- * store, replacing what it names. Sums (`allocated`) are computed here, so the stored registry is consistent.
+ * Loads a registry bootstrap file (the format of deploy/samples/registry.yaml) into the store, in one of three modes:
+ *
+ * - `empty` (the default): only into a registry that holds nothing; refused otherwise (RegistryNotEmptyError), so
+ *   loading samples again never undoes what the API changed.
+ * - `merge`: what the file names is added or set (a region's volume types and products are added to what it has;
+ *   a department's or project's quotas are set item by item), everything else is kept.
+ * - `replace`: afterwards the registry holds exactly the file: regions, departments, projects and usage the file
+ *   does not name are deleted, and quota nodes it does not name are emptied (new revisions, never deleted, so caches
+ *   and edits in flight see the change like any other).
+ *
+ * Sums (`allocated`, `unlimited`) are computed from the file for an empty registry; after a merge or a replace they
+ * are recomputed from the whole tree (domain-quotas.integrity.ts), so they always equal what the tree holds.
  */
 import { canonicalItemName, FIXED_ITEMS, type ItemSpec, regionItems, toMilli, UNLIMITED } from '@stratum/quota-items';
+import type { Collection, Filter, WithoutId } from 'mongodb';
 import { parse } from 'yaml';
 import { z } from 'zod';
+import { TreeIntegrity } from '../domain-quotas/domain-quotas.integrity';
 import {
   CLOUD_DOMAIN_ID,
   emptyQuotaSet,
   type ProjectQuotaState,
   type QuotaSetState,
   quotaSetId,
+  type RegionDoc,
   type RegistryRepository,
+  type Values as StoredValues,
 } from './registry.repository';
+import { KeystoneId, PathSafeName, RegionName, SafeText } from './registry.schema';
 
 const Values = z.record(z.string(), z.number());
 const PerRegion = z.record(z.string(), Values);
 
+/** The file's ids and names follow the API's rules (registry.schema.ts). */
 export const RegistryFile = z.object({
   regions: z.array(
-    z.object({ name: z.string().min(1), volume_types: z.array(z.string().min(1)).default([]), products: z.array(z.string()).default([]) }),
+    z.object({ name: RegionName, volume_types: z.array(PathSafeName).default([]), products: z.array(z.string()).default([]) }),
   ),
-  departments: z.array(z.object({ id: z.string().min(1), name: z.string(), quotas: PerRegion.default({}) })),
-  projects: z
-    .array(z.object({ id: z.string().min(1), name: z.string(), domain_id: z.string().min(1), quotas: PerRegion.default({}) }))
-    .default([]),
+  departments: z.array(z.object({ id: KeystoneId, name: SafeText, quotas: PerRegion.default({}) })),
+  projects: z.array(z.object({ id: KeystoneId, name: SafeText, domain_id: KeystoneId, quotas: PerRegion.default({}) })).default([]),
   usage: z.record(z.string(), z.object({ collected_at: z.string(), values: Values })).default({}),
 });
 export type RegistryFile = z.infer<typeof RegistryFile>;
@@ -34,7 +48,7 @@ function toMilliMap(values: Record<string, number>, items: Map<string, ItemSpec>
   const out: Record<string, number> = {};
   for (const [rawName, value] of Object.entries(values)) {
     const name = canonicalItemName(rawName);
-    const spec = items.get(name) ?? FIXED_ITEMS[name];
+    const spec = items.get(name) ?? (Object.hasOwn(FIXED_ITEMS, name) ? FIXED_ITEMS[name] : undefined);
     if (!spec) throw new Error(`${where}: unknown quota item ${rawName}`);
     const m = toMilli(value, spec);
     if (!m.ok) throw new Error(`${where}: ${rawName}=${value}: ${m.reason}`);
@@ -51,15 +65,38 @@ function addInto(parent: QuotaSetState, values: Record<string, number>): void {
   }
 }
 
+/** How a file is loaded into a registry that may already hold data (see the module comment). */
+export type LoadMode = 'empty' | 'merge' | 'replace';
+
+/** A load in mode `empty` into a registry that holds something: nothing was written. */
+export class RegistryNotEmptyError extends Error {
+  constructor() {
+    super('the registry in the store is not empty: nothing loaded (load with --merge or --replace to change it)');
+    this.name = 'RegistryNotEmptyError';
+  }
+}
+
 /**
  * Parses YAML text and writes the registry.
- * @returns counts of what was written.
- * @throws Error (with the offending path) when the file does not match the format.
+ * @returns counts of what was written, and for a merge or replace how many sums the recomputation changed.
+ * @throws RegistryNotEmptyError in mode `empty` when the registry holds anything; Error (with the offending path)
+ *   when the file does not match the format (nothing written); store errors as the driver raises them.
  */
-export async function loadRegistry(repo: RegistryRepository, yamlText: string): Promise<Record<string, number>> {
+export async function loadRegistry(repo: RegistryRepository, yamlText: string, mode: LoadMode = 'empty'): Promise<Record<string, number>> {
   const file = RegistryFile.parse(parse(yamlText));
-  const itemsOf = new Map(file.regions.map((r) => [r.name, regionItems({ volumeTypes: r.volume_types, products: r.products })]));
-  const regionNames = [...itemsOf.keys()];
+  // A merge may refer to the regions and departments the store already has.
+  const stored = mode === 'merge' ? { regions: await repo.listRegions(), departments: await repo.listDepartments() } : null;
+  const catalogue = new Map((stored?.regions ?? []).map((r) => [r._id, { volumeTypes: r.volume_types, products: r.products }]));
+  for (const r of file.regions) {
+    const cur = catalogue.get(r.name);
+    catalogue.set(r.name, {
+      volumeTypes: [...new Set([...(cur?.volumeTypes ?? []), ...r.volume_types])],
+      products: [...new Set([...(cur?.products ?? []), ...r.products])],
+    });
+  }
+  const itemsOf = new Map([...catalogue].map(([name, c]) => [name, regionItems(c)]));
+  const regionNames = file.regions.map((r) => r.name);
+  const departmentIds = new Set([...(stored?.departments ?? []).map((d) => d._id), ...file.departments.map((d) => d.id)]);
   const known = (region: string, where: string) => {
     const items = itemsOf.get(region);
     if (!items) throw new Error(`${where}: unknown region ${region}`);
@@ -82,12 +119,11 @@ export async function loadRegistry(repo: RegistryRepository, yamlText: string): 
       setOf(region, d.id).quotas = toMilliMap(values, known(region, `department ${d.id}`), `department ${d.id} ${region}`);
     }
   }
-  if (!file.departments.some((d) => d.id === CLOUD_DOMAIN_ID))
-    throw new Error('the registry needs the department `default` (the cloud platform)');
+  if (!departmentIds.has(CLOUD_DOMAIN_ID)) throw new Error('the registry needs the department `default` (the cloud platform)');
 
   const projectQuotas: ProjectQuotaState[] = [];
   for (const p of file.projects) {
-    if (!file.departments.some((d) => d.id === p.domain_id)) throw new Error(`project ${p.id}: unknown department ${p.domain_id}`);
+    if (!departmentIds.has(p.domain_id)) throw new Error(`project ${p.id}: unknown department ${p.domain_id}`);
     for (const [region, values] of Object.entries(p.quotas)) {
       const quotas = toMilliMap(values, known(region, `project ${p.id}`), `project ${p.id} ${region}`);
       projectQuotas.push({ region, project_id: p.id, domain_id: p.domain_id, quotas });
@@ -99,36 +135,100 @@ export async function loadRegistry(repo: RegistryRepository, yamlText: string): 
     if (s.domain_id !== CLOUD_DOMAIN_ID) addInto(setOf(s.region, CLOUD_DOMAIN_ID), s.quotas);
   }
 
+  const regionDocs: RegionDoc[] = file.regions.map((r) => ({ _id: r.name, volume_types: r.volume_types, products: r.products }));
+  const departmentDocs = file.departments.map((d) => ({ _id: d.id, name: d.name }));
+  const projectDocs = file.projects.map((p) => ({ _id: p.id, domain_id: p.domain_id, name: p.name }));
   const usage = Object.entries(file.usage).map(([region, u]) => ({
     _id: region,
     collected_at: u.collected_at,
     values: toMilliMap(u.values, known(region, 'usage'), `usage ${region}`),
   }));
 
-  const replaceAll = async <T extends { _id: string }>(col: import('mongodb').Collection<T>, docs: T[]) => {
-    for (const doc of docs) await col.replaceOne({ _id: doc._id } as import('mongodb').Filter<T>, doc, { upsert: true });
-  };
-  await replaceAll(
-    repo.regions,
-    file.regions.map((r) => ({ _id: r.name, volume_types: r.volume_types, products: r.products })),
-  );
-  await replaceAll(
-    repo.departments,
-    file.departments.map((d) => ({ _id: d.id, name: d.name })),
-  );
-  await replaceAll(
-    repo.projects,
-    file.projects.map((p) => ({ _id: p.id, domain_id: p.domain_id, name: p.name })),
-  );
-  // Quota nodes are written as new revisions, so running edits and caches see the load like any change.
-  for (const s of sets.values()) await repo.quotaSets.update(quotaSetId(s.region, s.domain_id), () => ({ next: s, result: undefined }));
-  for (const q of projectQuotas)
-    await repo.projectQuotas.update(quotaSetId(q.region, q.project_id), () => ({ next: q, result: undefined }));
-  await replaceAll(repo.usage, usage);
-  return {
+  const counts = {
     regions: file.regions.length,
     departments: file.departments.length,
     projects: file.projects.length,
     project_quotas: projectQuotas.length,
   };
+  if (mode === 'empty') {
+    if (!(await repo.isEmpty())) throw new RegistryNotEmptyError();
+    await upsertAll(repo.regions, regionDocs);
+    await upsertAll(repo.departments, departmentDocs);
+    await upsertAll(repo.projects, projectDocs);
+    // Quota nodes are written as new revisions, so running edits and caches see the load like any change.
+    for (const s of sets.values()) await repo.quotaSets.update(quotaSetId(s.region, s.domain_id), () => ({ next: s, result: undefined }));
+    for (const q of projectQuotas)
+      await repo.projectQuotas.update(quotaSetId(q.region, q.project_id), () => ({ next: q, result: undefined }));
+    await upsertAll(repo.usage, usage);
+    return counts;
+  }
+
+  const replace = mode === 'replace';
+  // Catalogue documents: a merge keeps what a region offers and adds the file's; a replace also drops what the file
+  // does not name.
+  for (const r of regionDocs) {
+    const cur = replace ? null : await repo.findRegion(r._id);
+    await repo.putRegion(
+      cur
+        ? {
+            ...cur,
+            volume_types: [...new Set([...cur.volume_types, ...r.volume_types])],
+            products: [...new Set([...cur.products, ...r.products])],
+          }
+        : r,
+    );
+  }
+  await upsertAll(repo.departments, departmentDocs);
+  await upsertAll(repo.projects, projectDocs);
+  await upsertAll(repo.usage, usage);
+  if (replace) {
+    const keep = (docs: { _id: string }[]) => ({ _id: { $nin: docs.map((d) => d._id) } });
+    await repo.regions.deleteMany(keep(regionDocs));
+    await repo.departments.deleteMany(keep(departmentDocs));
+    await repo.projects.deleteMany(keep(projectDocs));
+    await repo.usage.deleteMany(keep(usage));
+  }
+  // Quotas: set what the file names (item by item for a merge, whole for a replace), keeping each node's sums and
+  // edits in flight; a replace empties the nodes the file does not name. The sums are recomputed below.
+  const setQuotas = (current: StoredValues, given: StoredValues | undefined) => (replace ? (given ?? {}) : { ...current, ...given });
+  const named = new Set(sets.keys());
+  const nodeKeys = new Set([
+    ...named,
+    ...(replace ? (await repo.allQuotaSets()).map((n) => quotaSetId(n.state.region, n.state.domain_id)) : []),
+  ]);
+  for (const key of nodeKeys) {
+    const s = sets.get(key);
+    const [region, owner] = s ? [s.region, s.domain_id] : splitKey(key);
+    if (!s && !replace) continue;
+    await repo.changeQuotaSet(region, owner, (cur) => ({
+      next: { ...cur.state, quotas: setQuotas(cur.state.quotas, s?.quotas) },
+      result: undefined,
+    }));
+  }
+  const projectByKey = new Map(projectQuotas.map((q) => [quotaSetId(q.region, q.project_id), q]));
+  const projectKeys = new Set([
+    ...projectByKey.keys(),
+    ...(replace ? (await repo.allProjectQuotas()).map((p) => quotaSetId(p.state.region, p.state.project_id)) : []),
+  ]);
+  for (const key of projectKeys) {
+    const q = projectByKey.get(key);
+    const [region, projectId] = q ? [q.region, q.project_id] : splitKey(key);
+    await repo.changeProjectQuota(region, projectId, q?.domain_id ?? CLOUD_DOMAIN_ID, (cur) => ({
+      next: { ...cur.state, ...(q ? { domain_id: q.domain_id } : {}), quotas: setQuotas(cur.state.quotas, q?.quotas) },
+      result: undefined,
+    }));
+  }
+  const report = await new TreeIntegrity(repo).check({ repair: true });
+  return { ...counts, sums_recomputed: report.discrepancies.length };
+}
+
+/** `<region>/<owner>` → [region, owner] (region names have no slash). */
+function splitKey(key: string): [string, string] {
+  const i = key.indexOf('/');
+  return [key.slice(0, i), key.slice(i + 1)];
+}
+
+/** Inserts or replaces each document by `_id`. */
+async function upsertAll<T extends { _id: string }>(col: Collection<T>, docs: T[]): Promise<void> {
+  for (const doc of docs) await col.replaceOne({ _id: doc._id } as Filter<T>, doc as WithoutId<T>, { upsert: true });
 }

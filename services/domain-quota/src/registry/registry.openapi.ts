@@ -89,6 +89,28 @@ function collection(
   ];
 }
 
+const Discrepancy = z
+  .object({
+    region: z.string(),
+    domain_id: z.string().describe('the parent: `default` (the cloud) or a department'),
+    item: z.string(),
+    field: z.enum(['allocated', 'unlimited']).describe('`allocated` in the item’s unit, or the count of unlimited children'),
+    stored: z.number(),
+    expected: z.number().describe('what the children (and the edits in flight) hold'),
+    repaired: z.boolean(),
+  })
+  .meta({ id: 'RegistryCheckDiscrepancy' });
+const CheckReport = z
+  .object({
+    check: z.object({
+      ok: z.boolean().describe('no sum is wrong after this run'),
+      nodes: z.int().describe('parents verified (the cloud and every department, per region)'),
+      discrepancies: z.array(Discrepancy),
+      busy: z.array(z.string()).describe('`<region>/<domain_id>` of parents that kept changing while verified: run again'),
+    }),
+  })
+  .meta({ id: 'RegistryCheckReport' });
+
 /** Routes of registry.router.ts. */
 export function registryRoutes(): RouteConfig[] {
   return [
@@ -105,6 +127,26 @@ export function registryRoutes(): RouteConfig[] {
       putErrors: { 409: 'Moving a project that holds allocations to another department' },
       deleteErrors: {},
     }),
+    {
+      method: 'get',
+      path: `${REGISTRY_PREFIX}/check`,
+      operationId: 'checkRegistrySums',
+      summary: 'Verify every sum of the quota tree (the cloud’s and each department’s allocated against their children)',
+      responses: {
+        200: json('What was verified and every wrong sum (`ok` false when there is one)', CheckReport),
+        ...keystoneErrors({ 403: 'Not a cloud admin' }),
+      },
+    },
+    {
+      method: 'post',
+      path: `${REGISTRY_PREFIX}/check`,
+      operationId: 'repairRegistrySums',
+      summary: 'Verify every sum of the quota tree and set each wrong one to what the children hold (audited)',
+      responses: {
+        200: json('What was verified and every sum repaired', CheckReport),
+        ...keystoneErrors({ 403: 'Not a cloud admin' }),
+      },
+    },
     {
       method: 'get',
       path: `${REGISTRY_PREFIX}/usage`,

@@ -17,12 +17,14 @@
  * `allocated` is denormalised on the parent: for a department, the sum of its projects' finite quotas; for the cloud,
  * the sum of the departments' finite quotas plus its own projects'. `unlimited` counts the children at -1, so a parent
  * can refuse to become finite while any child is unlimited. Keeping both on the parent lets one read-modify-write of
- * the parent check and reserve headroom.
+ * the parent check and reserve headroom. A child's edit in flight is recorded on the parent with its reservation
+ * (`pending`, `pending_since`) and on the child once applied or fenced (`edits`); see domain-quotas.edits.ts for the
+ * protocol and domain-quotas.integrity.ts for the sums this keeps exact.
  *
  * Values are integer milli-units (quota-items `toMilli`), -1 = unlimited.
  */
 import { type Decision, type Revision, type RevisionCache, RevisionedRecords } from '@stratum/revisions';
-import type { Collection, Db } from 'mongodb';
+import type { Collection, Db, Document } from 'mongodb';
 
 export const CLOUD_DOMAIN_ID = 'default';
 
@@ -50,15 +52,47 @@ export interface UsageDoc {
   collected_at: string;
 }
 
+/** One item's change of a child, in milli-units: the value it was decided on and the value it is set to. */
+export interface ItemChange {
+  item: string;
+  old: number;
+  next: number;
+}
+
+/** A child's edit in flight, kept on its parent from the reservation until it is settled (domain-quotas.edits.ts). */
+export interface PendingEdit {
+  /** The child: `d:<domain_id>` (a department under the cloud) or `p:<project_id>`. */
+  child: string;
+  changes: ItemChange[];
+  /** When the reservation was made, in milliseconds since the epoch. */
+  at: number;
+}
+
+/** What became of an edit on its child: `applied` (its values were written) or `aborted` (fenced off by a rollback). */
+export interface EditMark {
+  /** The parent's revision at which the edit was seen pending (marks are pruned once it is settled). */
+  rev: number;
+  outcome: 'applied' | 'aborted';
+}
+
+/** Edit id → mark, on a child. */
+export type EditMarks = Record<string, EditMark>;
+
 /** The cloud's or a department's quota in one region. */
 export interface QuotaSetState {
   region: string;
   domain_id: string;
   quotas: Values;
-  /** Sum of the children's finite quotas. */
+  /** Sum of the children's finite quotas (and of the reservations of edits in flight). */
   allocated: Values;
   /** Number of children whose quota is -1. */
   unlimited: Values;
+  /** Edit id → a child's edit in flight under this node. */
+  pending?: Record<string, PendingEdit>;
+  /** The oldest `at` of `pending` (absent when none), for the reconciler's query. */
+  pending_since?: number;
+  /** Marks of this node's own edits (as a child of the cloud). */
+  edits?: EditMarks;
 }
 
 /** A project's quota in one region (what is allocated to it). */
@@ -67,6 +101,8 @@ export interface ProjectQuotaState {
   project_id: string;
   domain_id: string;
   quotas: Values;
+  /** Marks of this project's edits. */
+  edits?: EditMarks;
 }
 
 /** `<region>/<owner>`: the key of a quota node. */
@@ -79,6 +115,11 @@ export const emptyQuotaSet = (region: string, domainId: string): QuotaSetState =
   allocated: {},
   unlimited: {},
 });
+
+/** A head document as a revision (a document stored before it was revisioned counts as revision 0). */
+function headRevision<S>(head: Document): Revision<S> {
+  return { revision: Number.isInteger(head.revision) ? (head.revision as number) : 0, state: RevisionedRecords.stateOf<S>(head) };
+}
 
 /** A node's state with every map present (documents stored before `unlimited` existed lack it). */
 function withDefaults(rev: Revision<QuotaSetState> | null, region: string, domainId: string): Revision<QuotaSetState> {
@@ -119,6 +160,57 @@ export class RegistryRepository {
   async ensureIndexes(): Promise<void> {
     await this.projects.createIndex({ domain_id: 1 }, { name: 'domain' });
     await this.projectQuotas.heads.createIndex({ domain_id: 1 }, { name: 'domain' });
+    await this.quotaSets.heads.createIndex({ pending_since: 1 }, { name: 'pending_since', sparse: true });
+  }
+
+  /** Whether the registry holds anything (a region, department, project, quota node or usage). */
+  async isEmpty(): Promise<boolean> {
+    const cols: Collection<never>[] = [
+      this.regions,
+      this.departments,
+      this.projects,
+      this.usage,
+      this.quotaSets.heads,
+      this.projectQuotas.heads,
+    ] as unknown as Collection<never>[];
+    for (const col of cols) if ((await col.findOne({}, { projection: { _id: 1 } })) !== null) return false;
+    return true;
+  }
+
+  /** Every quota node's head (the cloud's and the departments'), from the store. */
+  async allQuotaSets(): Promise<Revision<QuotaSetState>[]> {
+    const docs = await this.quotaSets.heads.find({}).toArray();
+    return docs.map((d) => withDefaults(headRevision(d), String(d.region), String(d.domain_id)));
+  }
+
+  /** Every project quota's head, from the store. */
+  async allProjectQuotas(): Promise<Revision<ProjectQuotaState>[]> {
+    const docs = await this.projectQuotas.heads.find({}).toArray();
+    return docs.map((d) => headRevision<ProjectQuotaState>(d));
+  }
+
+  /** The quota nodes of one region under the cloud (departments) and its project quotas, from the store. */
+  async childrenOf(
+    region: string,
+    owner: string,
+  ): Promise<{ departments: Revision<QuotaSetState>[]; projects: Revision<ProjectQuotaState>[] }> {
+    const [departments, projects] = await Promise.all([
+      owner === CLOUD_DOMAIN_ID ? this.quotaSets.heads.find({ region, domain_id: { $ne: CLOUD_DOMAIN_ID } }).toArray() : [],
+      this.projectQuotas.heads.find({ region, domain_id: owner }).toArray(),
+    ]);
+    return {
+      departments: departments.map((d) => withDefaults(headRevision(d), region, String(d.domain_id))),
+      projects: projects.map((d) => headRevision<ProjectQuotaState>(d)),
+    };
+  }
+
+  /** Quota nodes holding an edit reserved at or before `before` (ms since the epoch), at most `limit`. */
+  async nodesWithPendingBefore(before: number, limit: number): Promise<Revision<QuotaSetState>[]> {
+    const docs = await this.quotaSets.heads
+      .find({ pending_since: { $lte: before } }, { singleBatch: true, batchSize: limit })
+      .limit(limit)
+      .toArray();
+    return docs.map((d) => withDefaults(headRevision(d), String(d.region), String(d.domain_id)));
   }
 
   listRegions(): Promise<RegionDoc[]> {

@@ -5,12 +5,15 @@
  * - `GET /domains`, `GET|PUT|DELETE /domains/{domain_id}`  `{"domain": {"name": ...}}`
  * - `GET /projects[?domain_id=]`, `GET|PUT|DELETE /projects/{project_id}`  `{"project": {"domain_id": ..., "name": ...}}`
  * - `GET /usage`, `PUT /usage/{region}`  `{"usage": {"collected_at"?: ISO-8601, "values": {item: value}}}`
+ * - `GET /check` verifies every sum of the quota tree; `POST /check` also repairs the wrong ones (audited)
+ *   `{"check": {"nodes": n, "ok": bool, "discrepancies": [...], "busy": [...]}}`
  *
  * PUT answers 201 when it created the resource and 200 when it replaced it; DELETE answers 204.
  */
 import { AppError, identityOf, methodNotAllowed, parseBody } from '@stratum/http-kit';
 import { type Request, type Response, Router } from 'express';
 import { actorOf } from '../audit/audit.log';
+import type { CheckReport, TreeIntegrity } from '../domain-quotas/domain-quotas.integrity';
 import { DEFAULT_DOMAIN_POLICY, type DomainQuotaPolicy } from '../domain-quotas/domain-quotas.policy';
 import { DomainBody, KeystoneId, ProjectBody, RegionBody, UsageBody } from './registry.schema';
 import type { RegistryService } from './registry.service';
@@ -27,8 +30,17 @@ function idOf(req: Request, name: string): string {
 
 const created = (res: Response, isNew: boolean) => res.status(isNew ? 201 : 200);
 
+/** The body of `/check`: `ok` when no sum is wrong after the run (every one found was repaired, none busy). */
+const checkBody = (r: CheckReport) => ({
+  check: { ...r, ok: r.busy.length === 0 && r.discrepancies.every((d) => d.repaired) },
+});
+
 /** The registry routes; `policy` is the service's enforcer (its defaults unless POLICY_FILE overrides them). */
-export function registryRouter(service: RegistryService, policy: DomainQuotaPolicy = DEFAULT_DOMAIN_POLICY): Router {
+export function registryRouter(
+  service: RegistryService,
+  integrity: TreeIntegrity,
+  policy: DomainQuotaPolicy = DEFAULT_DOMAIN_POLICY,
+): Router {
   const { authorize } = policy;
   const r = Router({ strict: false });
   const p = REGISTRY_PREFIX;
@@ -109,6 +121,16 @@ export function registryRouter(service: RegistryService, policy: DomainQuotaPoli
     res.json({ usage: await service.putUsage(req.params.region as string, body.usage) });
   });
 
+  r.get(`${p}/check`, async (_req, res) => {
+    read(res);
+    res.json(checkBody(await integrity.check()));
+  });
+  r.post(`${p}/check`, async (_req, res) => {
+    write(res);
+    res.json(checkBody(await integrity.check({ repair: true, actor: actorOf(res) })));
+  });
+
+  r.all(`${p}/check`, methodNotAllowed('GET, POST'));
   r.all(`${p}/regions`, methodNotAllowed('GET'));
   r.all(`${p}/regions/:region`, methodNotAllowed('GET, PUT, DELETE'));
   r.all(`${p}/domains`, methodNotAllowed('GET'));
