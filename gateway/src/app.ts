@@ -1,6 +1,7 @@
 /**
- * The gateway: request id → access log → metrics → route resolution → body size check → token check → rate limits →
- * identity forwarding (client identity headers stripped, validated identity signed) → proxy to the group's upstream.
+ * The gateway: request id → access log → metrics → request head size → route resolution → body size check → token
+ * check → rate limits → body read and decoded (requests with one) → identity forwarding (client identity headers
+ * stripped; the validated identity signed for the very request sent upstream) → proxy to the group's upstream.
  *
  * Proxied paths (nearly every request) run that chain on node's own request and response, as plain (req, res, next)
  * functions: express's per-request set-up (prototype swaps, its router) cost more CPU than the rest of the gateway
@@ -152,7 +153,11 @@ function readBody(req: IncomingMessage, limit: number): Promise<BodyRead> {
       else chunks.push(chunk);
     });
     out.on('end', () => finish({ ok: true, body: Buffer.concat(chunks, size) }));
-    req.on('error', () => finish({ ok: false, status: 400, message: 'Request aborted.' }));
+    const aborted = { ok: false, status: 400, message: 'Request aborted.' } as const;
+    req.on('error', () => finish(aborted));
+    req.once('close', () => {
+      if (!req.complete) finish(aborted);
+    });
   });
 }
 
