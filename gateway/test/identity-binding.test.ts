@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { loadRegistryFile, ROOT } from '@stratum/deploy';
 import { bodyDigest, signIdentity } from '@stratum/identity';
-import { listenGateway, sendRaw, startTestStack, type TestStack, tokenOf } from '@stratum/testing';
+import { listenGateway, sendRaw, startTestStack, type TestStack, tokenOf, uuid } from '@stratum/testing';
 import request from 'supertest';
 
 /** What the recorder saw of one request the gateway sent upstream. */
@@ -188,6 +188,26 @@ describe('signed identity bound to its request', () => {
       expect(seen.headers['content-encoding']).toBeUndefined();
       expect(seen.body.toString()).toBe(body);
       expect((await request(stack.gateway).get(p).set(admin())).body.quota.listener).toBe(coding.length);
+    });
+
+    it('a gzip-encoded ingest POST on event-query stores its event', async () => {
+      const event = {
+        message_id: uuid(),
+        event_type: 'compute.instance.create.end',
+        generated: '2026-11-21T12:20:00.040721',
+        traits: [['project_id', 1, stack.projectA]],
+        raw: {},
+      };
+      const res = await sendRaw(gateway.url, {
+        method: 'POST',
+        path: '/event/v2/ingest/events',
+        headers: { ...admin(), 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' },
+        body: gzipSync(Buffer.from(JSON.stringify([event]))),
+      });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ stored: 1 });
+      const read = await request(stack.gateway).get(`/v2/events/${event.message_id}`).set(tokenOf(stack, 'memberA'));
+      expect(read.status).toBe(200);
     });
 
     it('a chunked PATCH on domain-quota, and a POST listing events with a body', async () => {

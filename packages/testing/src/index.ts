@@ -19,6 +19,7 @@ import {
   loadConfig as loadGatewayConfig,
   type TokensFile,
 } from '@stratum/gateway';
+import { type Identity, signIdentity } from '@stratum/identity';
 import * as lbaasQuota from '@stratum/lbaas-quota';
 import type { Express } from 'express';
 import type { Db } from 'mongodb';
@@ -173,6 +174,20 @@ export async function startTestStack(opts: TestStackOptions = {}): Promise<TestS
 
 /** The X-Auth-Token header of one of the stack's personas. */
 export const tokenOf = (stack: TestStack, who: keyof TestStack['personas']) => ({ 'X-Auth-Token': stack.personas[who].token });
+
+/**
+ * Headers for a request sent straight to a service, signed with the stack's secret as the gateway signs that very
+ * request: its method, its path and query exactly as sent (`url`), and its body bytes (none when omitted). Good for
+ * that one request for IDENTITY_MAX_AGE_SECONDS (10 s).
+ */
+export function signedHeaders(
+  stack: TestStack,
+  identity: Identity,
+  req: { method: string; url: string; body?: string | Buffer },
+): Record<string, string> {
+  const headers = signIdentity(identity, stack.gatewayDeps.config.STRATUM_IDENTITY_SECRET, req);
+  return req.body === undefined ? headers : { ...headers, 'Content-Type': 'application/json' };
+}
 
 /** A fresh random UUID (message ids, resource ids). */
 export const uuid = () => randomUUID();
