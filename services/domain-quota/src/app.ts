@@ -11,6 +11,7 @@ export function buildApp(deps: DomainQuotaDeps): Express {
   return createServiceApp({
     logger: deps.logger,
     identitySecret: deps.config.STRATUM_IDENTITY_SECRET,
+    identityMaxAgeSeconds: deps.config.IDENTITY_MAX_AGE_SECONDS,
     render: renderKeystoneError,
     store: deps.store,
     readiness: deps.readiness,
