@@ -80,6 +80,8 @@ interface Forward {
   digest: string;
 }
 
+const NO_BODY: Pick<Forward, 'body' | 'digest'> = { body: undefined, digest: EMPTY_BODY_SHA256 };
+
 /** A node request and response as the fast path sees them: `locals` as express would have them. */
 type PlainRequest = IncomingMessage & { originalUrl?: string; [UPSTREAM]?: ClientRequest; [FORWARD]?: Forward };
 type PlainResponse = ServerResponse & { locals: Record<string, unknown> };
@@ -314,8 +316,8 @@ export function buildGateway(deps: GatewayDeps): GatewayApp {
   const forwardedBody = async (req: PlainRequest, res: PlainResponse, group: Group): Promise<Pick<Forward, 'body' | 'digest'> | null> => {
     const h = req.headers;
     if (h['transfer-encoding'] === undefined && (h['content-length'] === undefined || h['content-length'] === '0')) {
-      delete h['content-encoding'];
-      return { body: undefined, digest: EMPTY_BODY_SHA256 };
+      if (h['content-encoding'] !== undefined) delete h['content-encoding'];
+      return NO_BODY;
     }
     const read = await readBody(req, config.MAX_BODY_BYTES);
     if (!read.ok) {
@@ -325,7 +327,7 @@ export function buildGateway(deps: GatewayDeps): GatewayApp {
     delete h['transfer-encoding'];
     delete h['content-encoding'];
     h['content-length'] = String(read.body.length);
-    return read.body.length === 0 ? { body: undefined, digest: EMPTY_BODY_SHA256 } : { body: read.body, digest: bodyDigest(read.body) };
+    return read.body.length === 0 ? NO_BODY : { body: read.body, digest: bodyDigest(read.body) };
   };
 
   /**
