@@ -6,7 +6,9 @@
  * - every 4xx in its group's error shape: Panko `{"error_message":{faultcode,faultstring,debuginfo}}` for event
  *   paths, Octavia `{faultcode,faultstring,debuginfo}` for load balancer quota paths, Keystone
  *   `{"error":{code,title,message}}` for department quota paths and for the gateway's own answers (its 401 anywhere);
- * - no answer echoes an untrusted `X-Forwarded-Host` (as oslo.middleware's HTTPProxyToWSGI trusts no proxy by default).
+ * - no answer echoes an untrusted `X-Forwarded-Host` (as oslo.middleware's HTTPProxyToWSGI trusts no proxy by default);
+ * - without a valid token (none, an unknown one, identity headers forged by the client) nothing but the public
+ *   operations answers below 400.
  * A 2xx to a request the document says is invalid (e.g. a garbage gzip body) is a warning, listed apart.
  *
  * Used by the jest sample (deploy/test/fuzz.test.ts) and by `pnpm fuzz` (run.ts).
@@ -36,8 +38,14 @@ export interface Repro {
 }
 
 interface Count {
+  /** What went wrong (`500`, `431 empty body (keystone expected)`, …), in which group, after which mutations. */
+  kind: string;
+  group: string;
+  tags: string[];
   count: number;
   example: Repro;
+  /** Operation → requests of this cause. */
+  operations: Map<string, number>;
 }
 
 export interface Tally {
@@ -114,35 +122,42 @@ export function judge(
   req: FuzzRequest,
   outcome: WireOutcome,
 ): { klass: string; failure?: string; warning?: string; detail?: string; closedOnOversized?: boolean } {
-  const what = `${req.op.key} ← ${req.tags.length > 0 ? req.tags.join(' + ') : 'valid-ish'}`;
-  if (outcome.kind === 'timeout') return { klass: 'timeout', failure: `no answer in time: ${what}` };
+  // What went wrong; record() adds the group and the mutations to make the cause.
+  if (outcome.kind === 'timeout') return { klass: 'timeout', failure: 'no answer in time' };
   if (outcome.kind === 'closed') {
     if (req.oversized) return { klass: 'closed', closedOnOversized: true };
-    return { klass: 'closed', failure: `connection closed without an answer (${outcome.error}): ${what}`, detail: outcome.partial };
+    return { klass: 'closed', failure: `connection closed without an answer (${outcome.error})`, detail: outcome.partial };
   }
   const { status, headers, body } = outcome.response;
   const klass = `${Math.floor(status / 100)}xx`;
-  if (status >= 500) return { klass, failure: `${status}: ${what}`, detail: clip(body.toString('utf8'), 300) };
+  if (status >= 500) return { klass, failure: `${status}`, detail: clip(body.toString('utf8'), 300) };
   if (req.tags.includes('X-Forwarded-Host: untrusted')) {
     const echoed = [...Object.values(headers), body.toString('utf8')].some((v) => v.includes('evil.example'));
-    if (echoed)
+    if (echoed) {
+      const where = ['link', 'www-authenticate', 'location'].filter((h) => headers[h]?.includes('evil.example'));
       return {
         klass,
-        failure: `untrusted X-Forwarded-Host echoed: ${req.op.key}`,
-        detail: headers.link ?? headers['www-authenticate'] ?? '',
+        failure: `untrusted X-Forwarded-Host echoed (${where.length > 0 ? where.join(', ') : 'body'})`,
+        detail: where.map((h) => `${h}: ${headers[h]}`).join('; '),
       };
+    }
   }
-  if (status >= 400) {
+  // A HEAD answer has no body to judge.
+  if (status >= 400 && req.wire.method !== 'HEAD') {
     const path = req.wire.target.split('?')[0] as string;
     const shape: Shape = SHAPE_OF[expectedGroup(groups, path)];
     const problem = shapeProblem(shape, status, body);
     // The gateway's own 401 is Keystone's on every path; a service's own 401 (e.g. a health check path forwarded
     // with another method) is in its group's shape: either will do.
     const accepted = problem === null || (status === 401 && shapeProblem('keystone', status, body) === null);
-    if (!accepted) return { klass, failure: `${status} ${problem.split(':')[0]} (${shape} expected): ${what}`, detail: problem };
+    if (!accepted) return { klass, failure: `${status} ${problem.split(':')[0]} (${shape} expected)`, detail: problem };
     return { klass };
   }
-  if (req.mustRefuse && status < 300) return { klass, warning: `${status} to an invalid request: ${what}` };
+  // Every operation but the public ones (versions, health checks, documentation) needs a valid token.
+  if ((req.who === 'none' || req.who === 'badToken') && !req.op.public && status < 400) {
+    return { klass, failure: `${status} without a valid token` };
+  }
+  if (req.mustRefuse && status < 300) return { klass, warning: `${status} to an invalid request` };
   return { klass };
 }
 
@@ -164,6 +179,30 @@ function reproOf(seed: number, at: string, req: FuzzRequest, outcome: WireOutcom
   };
 }
 
+const causeKey = (kind: string, group: string, tags: string[]) => `${kind} [${group}] ← ${tags.join(' + ')}`;
+
+/**
+ * The causes with those of two mutations folded into the cause of one of them alone (same failure, same group) when
+ * that one failed alone too: `500 ← id: malformed + query: repeated` counts under `500 ← id: malformed`.
+ */
+export function foldedCauses(causes: Map<string, Count>): [string, Count][] {
+  const out = new Map<string, Count>();
+  for (const [k, c] of causes) {
+    if (c.tags.length === 1) out.set(k, { ...c, operations: new Map(c.operations) });
+  }
+  for (const [k, c] of causes) {
+    if (c.tags.length === 1) continue;
+    const into = c.tags.map((t) => out.get(causeKey(c.kind, c.group, [t]))).find((x) => x !== undefined);
+    if (!into) {
+      out.set(k, { ...c, operations: new Map(c.operations) });
+      continue;
+    }
+    into.count += c.count;
+    for (const [op, n] of c.operations) inc(into.operations, op, n);
+  }
+  return [...out.entries()].sort((a, b) => b[1].count - a[1].count);
+}
+
 /** Adds one judged request to the tally. */
 export function record(t: Tally, at: string, req: FuzzRequest, outcome: WireOutcome, groups: GroupMap): void {
   const v = judge(groups, req, outcome);
@@ -176,10 +215,22 @@ export function record(t: Tally, at: string, req: FuzzRequest, outcome: WireOutc
   t.perOperation.set(req.op.key, per);
   for (const tag of req.tags) inc(t.tags, tag);
   if (v.closedOnOversized) t.closedOnOversized++;
-  const put = (map: Map<string, Count>, key: string) => {
+  const put = (map: Map<string, Count>, kind: string) => {
+    // An echoed forwarded host is the header's doing, whatever else was mutated.
+    const tags = kind.startsWith('untrusted X-Forwarded-Host')
+      ? ['X-Forwarded-Host: untrusted']
+      : req.tags.length > 0
+        ? req.tags
+        : ['valid-ish'];
+    const key = causeKey(kind, req.op.group, tags);
     const c = map.get(key);
-    if (c) c.count++;
-    else map.set(key, { count: 1, example: { ...reproOf(t.seed, at, req, outcome), ...(v.detail ? { problem: v.detail } : {}) } });
+    if (c) {
+      c.count++;
+      inc(c.operations, req.op.key);
+    } else {
+      const example = { ...reproOf(t.seed, at, req, outcome), ...(v.detail ? { problem: v.detail } : {}) };
+      map.set(key, { kind, group: req.op.group, tags, count: 1, example, operations: new Map([[req.op.key, 1]]) });
+    }
   };
   if (v.failure) {
     t.failed++;
@@ -356,6 +407,13 @@ export function fixturesFor(tokens: Fixtures['tokens'], ids: FixtureIds, maxBody
 const fmt = (n: number) => n.toLocaleString('en-US');
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
+/** ` on N operations (METHOD /a ×n, …)`: where a cause was seen. */
+function onOperations(c: Count): string {
+  const ops = [...c.operations.entries()].sort((a, b) => b[1] - a[1]);
+  const shown = ops.slice(0, 4).map(([op, n]) => `${op} ×${n}`);
+  return ` — on ${ops.length} operation${ops.length === 1 ? '' : 's'} (${shown.join(', ')}${ops.length > 4 ? ', …' : ''})`;
+}
+
 /** One reproduction as markdown lines. */
 export function reproText(r: Repro): string {
   const lines = [
@@ -374,6 +432,8 @@ export function tallyMarkdown(t: Tally, opts: { maxCauses?: number } = {}): stri
   const maxCauses = opts.maxCauses ?? 80;
   const classes = ['2xx', '3xx', '4xx', '5xx', 'timeout', 'closed'];
   const out: string[] = [];
+  const failures = foldedCauses(t.failures);
+  const warnings = foldedCauses(t.warnings);
   out.push(
     `- ${fmt(t.requests)} requests in ${t.seconds.toFixed(1)} s (${fmt(Math.round(t.requests / Math.max(t.seconds, 0.001)))}/s), seed ${t.seed}`,
     `- status classes: ${classes.map((c) => `${c} ${fmt(t.classes[c] ?? 0)}`).join(', ')}`,
@@ -381,7 +441,7 @@ export function tallyMarkdown(t: Tally, opts: { maxCauses?: number } = {}): stri
       .sort((a, b) => a[0] - b[0])
       .map(([s, n]) => `${s} ×${fmt(n)}`)
       .join(', ')}`,
-    `- failures: ${fmt(t.failed)} requests, ${t.failures.size} distinct causes; warnings (2xx to an invalid request): ${fmt([...t.warnings.values()].reduce((a, c) => a + c.count, 0))}`,
+    `- failures: ${fmt(t.failed)} requests, ${failures.length} distinct causes; warnings (2xx to an invalid request): ${fmt([...t.warnings.values()].reduce((a, c) => a + c.count, 0))}`,
     `- bodies over the limit refused by closing the connection before an answer was read: ${t.closedOnOversized}`,
     '',
     '| operation | requests | 2xx | 3xx | 4xx | 5xx | timeout | closed |',
@@ -396,17 +456,17 @@ export function tallyMarkdown(t: Tally, opts: { maxCauses?: number } = {}): stri
       out.push(`- ${tag}: ${fmt(n)} of ${fmt(t.tags.get(tag) ?? t.requests)}`);
     out.push(
       '',
-      `**Failures by cause** (${t.failures.size}; one reproduction each${t.failures.size > maxCauses ? `, the ${maxCauses} most frequent` : ''}):`,
+      `**Failures by cause** (${failures.length}; one reproduction each${failures.length > maxCauses ? `, the ${maxCauses} most frequent` : ''}):`,
       '',
     );
-    for (const [cause, c] of [...t.failures.entries()].sort((a, b) => b[1].count - a[1].count).slice(0, maxCauses)) {
-      out.push(`- ×${c.count} ${cause}`, reproText(c.example));
+    for (const [cause, c] of failures.slice(0, maxCauses)) {
+      out.push(`- ×${c.count} ${cause}${onOperations(c)}`, reproText(c.example));
     }
   }
   if (t.warnings.size > 0) {
-    out.push('', `**Warnings** (${t.warnings.size} causes: accepted although the document says the request is invalid):`, '');
-    for (const [cause, c] of [...t.warnings.entries()].sort((a, b) => b[1].count - a[1].count).slice(0, 30)) {
-      out.push(`- ×${c.count} ${cause}`, reproText(c.example));
+    out.push('', `**Warnings** (${warnings.length} causes: accepted although the document says the request is invalid):`, '');
+    for (const [cause, c] of warnings.slice(0, 30)) {
+      out.push(`- ×${c.count} ${cause}${onOperations(c)}`, reproText(c.example));
     }
   }
   return out.join('\n');

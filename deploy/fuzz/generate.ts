@@ -7,6 +7,7 @@
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import type { Operation, Parameter, Schema } from './operations';
+import { accepts } from './validate';
 import type { WireRequest } from './wire';
 
 /** Who calls: a persona of the stack, no token, or a token the gateway does not know. */
@@ -265,6 +266,39 @@ function filterText(fx: Fixtures): fc.Arbitrary<string> {
   return fc
     .tuple(fc.constantFrom('and', 'or'), fc.array(leaf, { minLength: 1, maxLength: 3 }))
     .map(([op, leaves]) => JSON.stringify({ [op]: leaves.map(([o, f, v]) => ({ [o]: { [f]: o === 'in' ? [v] : v } })) }));
+}
+
+/** A Panko complex query whose filter or orderby names hostile fields, operators or values. */
+function complexQueryMutation(): fc.Arbitrary<Mutation> {
+  const name = fc.constantFrom(...HOSTILE_STRINGS, 'traits.a\u0000b', 'event_type');
+  const op = fc.constantFrom('=', 'in', '$where', 'constructor', '__proto__', 'and', 'not', '=~', '');
+  const value = fc.oneof(
+    fc.constantFrom(...HOSTILE_STRINGS),
+    fc.constantFrom(...HOSTILE_NUMBERS),
+    fc.constant([]),
+    fc.constant({}),
+    fc.constant(null),
+  );
+  const leaf = fc.tuple(op, name, value).map(([o, f, v]) => withOwnKey({}, o, withOwnKey({}, f, v)));
+  const filter = fc.oneof(
+    leaf,
+    fc.tuple(fc.constantFrom('and', 'or', 'not', 'constructor'), fc.array(leaf, { maxLength: 3 })).map(([o, xs]) => withOwnKey({}, o, xs)),
+    fc.constantFrom<unknown>('{', '[]', '""', '{"and":[]}', '{"and":{}}', 'null', 1, true),
+  );
+  const orderby = fc.oneof(
+    fc.constant(undefined),
+    fc
+      .tuple(name, fc.constantFrom('asc', 'desc', 'sideways', '', 'constructor'))
+      .map(([f, dir]) => JSON.stringify([withOwnKey({}, f, dir)])),
+    fc.constantFrom('{', '[1]', '[{}]', '[{"a":"asc","b":"desc"}]', 'null'),
+  );
+  return fc.tuple(filter, orderby).map(([f, o]) =>
+    m('filter: hostile complex query (fields, operators, values, orderby)', (d) => {
+      const body: Record<string, unknown> = { filter: typeof f === 'string' ? f : toJson(f) };
+      if (o !== undefined) body.orderby = o;
+      d.body = { json: body };
+    }),
+  );
 }
 
 /** A request under construction: mutations edit it, `finish` turns it into bytes. */
@@ -773,9 +807,68 @@ function headerMutations(op: Operation): fc.Arbitrary<Mutation>[] {
   return out;
 }
 
+/** Identity headers a client sets itself to impersonate someone (the gateway must drop them all). */
+function forgedIdentity(): fc.Arbitrary<Mutation> {
+  const sets: [string, string][][] = [
+    [
+      ['X-Roles', 'admin'],
+      ['X-Project-Id', 'default'],
+      ['X-User-Id', 'root'],
+      ['X-Identity-Status', 'Confirmed'],
+    ],
+    [
+      ['X-Identity-Timestamp', String(Math.floor(Date.now() / 1000))],
+      ['X-Identity-Signature', 'deadbeef'],
+      ['X-Roles', 'admin,service'],
+    ],
+    [
+      ['X-Service-Roles', 'service'],
+      ['X-Tenant-Id', 'other'],
+      ['X-Domain-Id', 'default'],
+    ],
+  ];
+  return fc.constantFrom(...sets).map((hs) =>
+    m('identity headers forged by the client', (d) => {
+      d.headers.push(...hs);
+    }),
+  );
+}
+
+/** Mutations that only some operations have: q filters in a body, complex queries. */
+function specificMutations(op: Operation, resolve: (s: Schema) => Schema): fc.Arbitrary<Mutation>[] {
+  const out: fc.Arbitrary<Mutation>[] = [];
+  const names = op.params.filter((p) => p.in === 'query').map((p) => p.name);
+  if (names.includes('q.field')) {
+    out.push(
+      fc.constantFrom(...PROTOTYPE_NAMES, '', 'a\u0000b', '\u0000', ' ', '\u202eevil').map((f) =>
+        m('q.field: prototype name, empty, NUL or bidi', (d) => {
+          d.query.push(['q.field', f], ['q.value', '1']);
+        }),
+      ),
+    );
+  }
+  const props = op.body ? (resolve(op.body).properties ?? {}) : {};
+  if (Object.hasOwn(props, 'q')) {
+    out.push(
+      fc
+        .tuple(
+          fc.constantFrom(...PROTOTYPE_NAMES, '', 'a\u0000b', ' ', '\u202e', 'a.b', '$gt'),
+          fc.constantFrom<unknown>('x', 1, null, {}, [], RAW('1e400')),
+        )
+        .map(([f, v]) =>
+          m('body q[].field: prototype name, empty, NUL or bidi', (d) => {
+            d.body = { json: { q: [withOwnKey(withOwnKey({}, 'field', f), 'value', v)] } };
+          }),
+        ),
+    );
+  }
+  if (Object.hasOwn(props, 'filter')) out.push(complexQueryMutation());
+  return out;
+}
+
 /** Another method on the operation's path (405 or 404 in the group's shape). */
 function methodMutation(op: Operation): fc.Arbitrary<Mutation> {
-  const others = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE', 'PROPFIND'].filter((x) => x !== op.method);
+  const others = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE', 'PROPFIND'].filter((x) => x !== op.method);
   return fc.constantFrom(...others).map((method) =>
     m('method: another one', (d) => {
       d.method = method;
@@ -805,7 +898,7 @@ function compress(coding: string, plain: Buffer): Buffer {
 }
 
 /** The wire request of a draft. */
-function finish(op: Operation, d: Draft, who: Who, fx: Fixtures, garbage: Buffer): FuzzRequest {
+function finish(op: Operation, resolve: (s: Schema) => Schema, d: Draft, who: Who, fx: Fixtures, garbage: Buffer): FuzzRequest {
   let path = d.path.replace(/\{([^}]+)\}/g, (_, name: string) => d.params[name] ?? 'x');
   path = `${d.prefix}${path}`;
   const query =
@@ -854,9 +947,21 @@ function finish(op: Operation, d: Draft, who: Who, fx: Fixtures, garbage: Buffer
       ...(d.chunked ? { chunked: true } : {}),
     },
     ...(note ? { bodyNote: note } : {}),
-    mustRefuse: d.mustRefuse || (d.encode !== undefined && d.encode !== 'valid') || invalidId(op, d.params),
+    mustRefuse: d.mustRefuse || (d.encode !== undefined && d.encode !== 'valid') || invalidId(op, d.params) || invalidBody(op, resolve, d),
     oversized: d.oversized,
   };
+}
+
+/** True when the draft's body is not one the operation's schema accepts (missing, not JSON, or not matching). */
+function invalidBody(op: Operation, resolve: (s: Schema) => Schema, d: Draft): boolean {
+  if (!op.body) return false;
+  if (d.body === undefined) return op.bodyRequired;
+  if ('json' in d.body) return !accepts(op.body, d.body.json, resolve);
+  try {
+    return !accepts(op.body, JSON.parse(d.body.bytes.toString('utf8')), resolve);
+  } catch {
+    return true;
+  }
 }
 
 /** Characters no stored id may hold: C0 controls, DEL, zero-width and bidi controls, the BOM. */
@@ -907,22 +1012,26 @@ const WHO = fc.oneof(
  * A URL over 16 KiB (431) is among the mutations.
  */
 export function operationArbitrary(op: Operation, resolve: (s: Schema) => Schema, fx: Fixtures): fc.Arbitrary<FuzzRequest> {
-  const mutations = [
+  const general = [
     ...idMutations(op),
     ...queryMutations(op),
     ...bodyMutations(op, fx),
     ...headerMutations(op),
     methodMutation(op),
+    forgedIdentity(),
     fc.constant(
       m('url: over 16 KiB', (d) => {
         d.rawQuery = `?marker=${'u'.repeat(17_000)}`;
       }),
     ),
   ];
+  // Mutations only some operations have (trait filters, complex queries) weigh more, so they are not drowned out.
+  const specific = specificMutations(op, resolve);
+  const one = fc.oneof(...general.map((a) => ({ arbitrary: a, weight: 1 })), ...specific.map((a) => ({ arbitrary: a, weight: 3 })));
   const some = fc.oneof(
     { arbitrary: fc.constant<Mutation[]>([]), weight: 1 },
-    { arbitrary: fc.oneof(...mutations).map((x) => [x]), weight: 2 },
-    { arbitrary: fc.tuple(fc.oneof(...mutations), fc.oneof(...mutations)), weight: 1 },
+    { arbitrary: one.map((x) => [x]), weight: 2 },
+    { arbitrary: fc.tuple(one, one), weight: 1 },
   );
   return fc
     .tuple(baseDraft(op, resolve, fx), WHO, some, fc.uint8Array({ minLength: 1, maxLength: 48 }))
@@ -932,6 +1041,6 @@ export function operationArbitrary(op: Operation, resolve: (s: Schema) => Schema
         mu.apply(d);
         if (!d.tags.includes(mu.tag)) d.tags.push(mu.tag);
       }
-      return finish(op, d, who, fx, Buffer.from(garbage));
+      return finish(op, resolve, d, who, fx, Buffer.from(garbage));
     });
 }
