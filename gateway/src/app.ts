@@ -390,6 +390,9 @@ export function buildGateway(deps: GatewayDeps): GatewayApp {
     req[FORWARD] = { identity, ...body };
     const h = req.headers;
     for (const name of CLIENT_IDENTITY_HEADERS) delete h[name];
+    // The body is read already (node answered the client's 100 Continue); and node's client sends the head of a request
+    // with `Expect` at once, before the signature could be set on it.
+    if (h.expect !== undefined) delete h.expect;
     // Whether the id is the client's own (kept when valid) or made here: lbaas-quota takes a client's request id as
     // the idempotency key of consume/release (services/lbaas-quota/README.md), never one the gateway made up.
     if (h['x-openstack-request-id'] === res.locals.requestId) h['x-stratum-client-request-id'] = res.locals.requestId as string;

@@ -190,6 +190,18 @@ describe('signed identity bound to its request', () => {
       expect((await request(stack.gateway).get(p).set(admin())).body.quota.listener).toBe(coding.length);
     });
 
+    it('a PUT with Expect: 100-continue', async () => {
+      const p = `/v2.0/lbaas/quotas/${stack.projectA}`;
+      const res = await sendRaw(gateway.url, {
+        method: 'PUT',
+        path: p,
+        headers: { ...admin(), 'Content-Type': 'application/json', Expect: '100-continue' },
+        body: Buffer.from('{"quota":{"member":12}}'),
+      });
+      expect(res.status).toBe(202);
+      expect((await request(stack.gateway).get(p).set(admin())).body.quota.member).toBe(12);
+    });
+
     it('a gzip-encoded ingest POST on event-query stores its event', async () => {
       const event = {
         message_id: uuid(),
