@@ -15,7 +15,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { type Fixtures, type FuzzRequest, operationArbitrary, type Who } from './generate';
+import { type Fixtures, type FuzzRequest, operationArbitraries, type Who } from './generate';
 import { expectedGroup, type GroupMap, operationsOf, SHAPE_OF, type Shape } from './operations';
 import { sendRaw, type WireOutcome } from './wire';
 
@@ -278,16 +278,21 @@ export async function fetchOpenApi(target: FuzzTarget): Promise<unknown> {
  */
 export async function runFuzz(opts: RunOptions): Promise<Tally> {
   const { operations, groups, resolve } = operationsOf(opts.doc);
-  const arbs = operations.map((op) => operationArbitrary(op, resolve, opts.fixtures));
+  const arbs = operations.map((op) => operationArbitraries(op, resolve, opts.fixtures));
   const tally = emptyTally(opts.seed);
   const t0 = performance.now();
   const deadline = t0 + opts.seconds * 1000;
   // Round robin over the operations, so that even a short run sends every operation its share.
   const perOp = Math.max(1, Math.round((opts.batchSize ?? 2 * operations.length) / operations.length));
   for (let batch = 0; tally.requests < opts.requests && performance.now() < deadline; batch++) {
-    const samples = arbs.map((arb, i) => fc.sample(arb, { seed: (opts.seed + batch * 7919 + i) | 0, numRuns: perOp }));
+    // Request k of operation i: its (batch·perOp + k + i)-th arbitrary, cycling through its mutation kinds.
     const reqs: FuzzRequest[] = [];
-    for (let k = 0; k < perOp; k++) for (const s of samples) reqs.push(s[k] as FuzzRequest);
+    for (let k = 0; k < perOp; k++) {
+      for (const [i, list] of arbs.entries()) {
+        const arb = list[(batch * perOp + k + i) % list.length] as fc.Arbitrary<FuzzRequest>;
+        reqs.push(fc.sample(arb, { seed: (opts.seed + batch * 7919 + k * 131 + i) | 0, numRuns: 1 })[0] as FuzzRequest);
+      }
+    }
     reqs.splice(opts.requests - tally.requests);
     let next = 0;
     const worker = async () => {

@@ -1008,11 +1008,13 @@ const WHO = fc.oneof(
 );
 
 /**
- * Requests for one operation: an identity, its valid-ish draft, then none (a quarter of them), one or two mutations.
- * A URL over 16 KiB (431) is among the mutations.
+ * Requests for one operation, as a list of arbitraries: the first is an identity, the valid-ish draft and then none
+ * (a quarter of them), one or two random mutations; each of the others applies one mutation kind first (then, a
+ * third of the time, a random second one). Cycling through the list covers every mutation kind of every operation
+ * evenly, so that even a short run meets each class. A URL over 16 KiB (431) is among the kinds.
  */
-export function operationArbitrary(op: Operation, resolve: (s: Schema) => Schema, fx: Fixtures): fc.Arbitrary<FuzzRequest> {
-  const general = [
+export function operationArbitraries(op: Operation, resolve: (s: Schema) => Schema, fx: Fixtures): fc.Arbitrary<FuzzRequest>[] {
+  const kinds = [
     ...idMutations(op),
     ...queryMutations(op),
     ...bodyMutations(op, fx),
@@ -1024,23 +1026,26 @@ export function operationArbitrary(op: Operation, resolve: (s: Schema) => Schema
         d.rawQuery = `?marker=${'u'.repeat(17_000)}`;
       }),
     ),
+    // Mutations only some operations have (trait filters, complex queries).
+    ...specificMutations(op, resolve),
   ];
-  // Mutations only some operations have (trait filters, complex queries) weigh more, so they are not drowned out.
-  const specific = specificMutations(op, resolve);
-  const one = fc.oneof(...general.map((a) => ({ arbitrary: a, weight: 1 })), ...specific.map((a) => ({ arbitrary: a, weight: 3 })));
-  const some = fc.oneof(
+  const one = fc.oneof(...kinds);
+  const random = fc.oneof(
     { arbitrary: fc.constant<Mutation[]>([]), weight: 1 },
     { arbitrary: one.map((x) => [x]), weight: 2 },
     { arbitrary: fc.tuple(one, one), weight: 1 },
   );
-  return fc
-    .tuple(baseDraft(op, resolve, fx), WHO, some, fc.uint8Array({ minLength: 1, maxLength: 48 }))
-    .map(([draft, who, muts, garbage]) => {
+  const build = (muts: fc.Arbitrary<Mutation[]>) =>
+    fc.tuple(baseDraft(op, resolve, fx), WHO, muts, fc.uint8Array({ minLength: 1, maxLength: 48 })).map(([draft, who, ms, garbage]) => {
       const d: Draft = { ...draft, params: { ...draft.params }, query: [...draft.query], headers: [...draft.headers], tags: [] };
-      for (const mu of muts) {
+      for (const mu of ms) {
         mu.apply(d);
         if (!d.tags.includes(mu.tag)) d.tags.push(mu.tag);
       }
       return finish(op, resolve, d, who, fx, Buffer.from(garbage));
     });
+  return [
+    build(random),
+    ...kinds.map((kind) => build(fc.oneof({ arbitrary: kind.map((x) => [x]), weight: 2 }, { arbitrary: fc.tuple(kind, one), weight: 1 }))),
+  ];
 }

@@ -11,7 +11,7 @@ import { startTestStack, type TestStack } from '../../packages/testing/src';
 import { fetchOpenApi, fixturesFor, runFuzz, seedFixtures, tallyMarkdown } from '../fuzz/fuzz';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_261_124);
-const REQUESTS = Number(process.env.FUZZ_SAMPLE ?? 435);
+const REQUESTS = Number(process.env.FUZZ_SAMPLE ?? 600);
 
 describe('fuzz sample through the gateway', () => {
   let stack: TestStack;
