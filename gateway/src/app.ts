@@ -425,11 +425,11 @@ export function buildGateway(deps: GatewayDeps): GatewayApp {
       next(); // the gateway's own documents, else 404
       return;
     }
+    if ((r.kind === 'versions' || r.kind === 'health') && req.method !== 'GET' && req.method !== 'HEAD') {
+      sendGroupError(res, r.group, 405, 'The method is not allowed for the requested URL.', { Allow: 'GET, HEAD' });
+      return;
+    }
     if (r.kind === 'versions') {
-      if (req.method !== 'GET' && req.method !== 'HEAD') {
-        next(new AppError(405, 'Method not allowed.'));
-        return;
-      }
       res.json(GROUPS[r.group].versions(externalBaseUrl(req, r.prefix)));
       return;
     }

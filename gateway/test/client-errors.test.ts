@@ -89,6 +89,26 @@ describe('client errors are 4xx in the group’s shape', () => {
     }
   });
 
+  it.each([
+    ['event', '/event'],
+    ['lbaas', '/load-balancer/'],
+    ['domain', '/domain-quota'],
+    ['event', '/event/healthcheck'],
+    ['lbaas', '/load-balancer/healthcheck'],
+  ] as [Group, string][])('a write to %s prefix path %s → 405 with Allow in the group’s shape', async (group, path) => {
+    for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
+      const res = await sendRaw(gateway.url, {
+        method,
+        path,
+        headers: { ...admin(), 'Content-Type': 'application/json' },
+        body: Buffer.from('{}'),
+      });
+      expect(res.status).toBe(405);
+      expect(res.headers.allow).toBe('GET, HEAD');
+      expect(shapeOf(group, 405, res.body)).toBe(true);
+    }
+  });
+
   describe.each(WRITES)('%s %s %s', (group, method, path, json) => {
     it.each(Object.keys(ENCODERS))('a garbage %s body → 400', async (coding) => {
       const res = await sendRaw(gateway.url, {
