@@ -179,6 +179,44 @@ describe('registry integrity: restarts, the sum check, loading', () => {
     expect(cli('check', '--bogus').status).toBe(2);
   });
 
+  it('the check beside a burst of department and project PATCHes reports nothing (no edit in flight looks like corruption)', async () => {
+    await loadSamples(stack.db, join(ROOT, 'deploy/samples')); // the samples, unless an earlier test loaded them
+    const reports: { discrepancies: unknown[]; busy: string[] }[] = [];
+    let running = true;
+    const checker = (async () => {
+      while (running) {
+        const res = await request(stack.gateway).post(`${REG}/check`).set(admin());
+        expect(res.status).toBe(200);
+        reports.push(res.body.check);
+      }
+    })();
+    const departments = (await get(`${REG}/domains`).expect(200)).body.domains
+      .map((d: { id: string }) => d.id)
+      .filter((d: string) => d !== 'default');
+    const projects = (await get(`${REG}/projects`).expect(200)).body.projects as { id: string; domain_id: string }[];
+    const edits = Array.from({ length: 120 }, (_, i) => {
+      if (i % 3 === 0) {
+        const p = projects[i % projects.length] as { id: string; domain_id: string };
+        return request(stack.gateway)
+          .patch(`/v3/domain_quotas/${p.domain_id}/projects/${p.id}`)
+          .set(admin())
+          .send({ project: { region: 'RegionTwo', instances: i % 4 } });
+      }
+      return request(stack.gateway)
+        .patch(`/v3/domain_quotas/${departments[i % departments.length]}`)
+        .set(admin())
+        .send({ domain: { region: 'RegionTwo', instances: 40 + (i % 7), cores: 50 + (i % 5) } });
+    });
+    const statuses = (await Promise.all(edits)).map((r) => r.status);
+    running = false;
+    await checker;
+    expect(statuses.filter((s) => s >= 500)).toEqual([]);
+    expect(reports.length).toBeGreaterThan(0);
+    expect(reports.flatMap((r) => r.discrepancies)).toEqual([]);
+    expect((await get(`${REG}/check`).expect(200)).body.check).toMatchObject({ ok: true, discrepancies: [], busy: [] });
+    expectSumsIntact(await snapshot());
+  });
+
   it('load --registry refuses a registry with data; --merge and --replace keep every sum exact', async () => {
     const db = stack.db.client.db(`${stack.db.databaseName}_load`);
     const repo = new RegistryRepository(db);
