@@ -15,7 +15,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { type Fixtures, type FuzzRequest, operationArbitraries, type Who } from './generate';
+import { type Fixtures, type FuzzRequest, operationArbitraries, QUOTA_ITEMS, type Who } from './generate';
 import { expectedGroup, type GroupMap, operationsOf, SHAPE_OF, type Shape } from './operations';
 import { sendRaw, type WireOutcome } from './wire';
 
@@ -261,6 +261,10 @@ export interface RunOptions {
   timeoutMs: number;
   /** Requests generated per batch, spread evenly over the operations (each operation's from its own seed). */
   batchSize?: number;
+  /** Only the operations whose key (`METHOD /template`) matches. */
+  only?: RegExp;
+  /** Called with every answer (e.g. to print them). */
+  onAnswer?: (req: FuzzRequest, outcome: WireOutcome) => void;
   /** Called between batches (e.g. to restore fixtures that fuzzed DELETEs removed). */
   betweenBatches?: (tally: Tally) => Promise<void>;
 }
@@ -277,7 +281,9 @@ export async function fetchOpenApi(target: FuzzTarget): Promise<unknown> {
  * @returns the tally (never throws for what the gateway answers).
  */
 export async function runFuzz(opts: RunOptions): Promise<Tally> {
-  const { operations, groups, resolve } = operationsOf(opts.doc);
+  const all = operationsOf(opts.doc);
+  const { groups, resolve } = all;
+  const operations = all.operations.filter((op) => !opts.only || opts.only.test(op.key));
   const arbs = operations.map((op) => operationArbitraries(op, resolve, opts.fixtures));
   const tally = emptyTally(opts.seed);
   const t0 = performance.now();
@@ -301,6 +307,7 @@ export async function runFuzz(opts: RunOptions): Promise<Tally> {
         const req = reqs[i] as FuzzRequest;
         const outcome = await sendRaw(opts.target.host, opts.target.port, req.wire, opts.timeoutMs);
         record(tally, `batch ${batch}, request ${i}`, req, outcome, groups);
+        opts.onAnswer?.(req, outcome);
       }
     };
     await Promise.all(Array.from({ length: opts.concurrency }, worker));
@@ -354,12 +361,9 @@ export async function seedFixtures(target: FuzzTarget, fx: Fixtures, ids: Fixtur
       project: { domain_id: ids.deptDomainId, name: `fuzz-${p.slice(0, 6)}` },
     });
   }
-  await call('PATCH', '/v3/domain_quotas/default', {
-    domain: { region, cores: 100_000, instances: 50_000, ram: 1_000_000, volumes_ssd: 1000 },
-  });
-  await call('PATCH', `/v3/domain_quotas/${ids.deptDomainId}`, {
-    domain: { region, cores: 1000, instances: 500, ram: 100_000, volumes_ssd: 100 },
-  });
+  const items = (n: number) => Object.fromEntries(QUOTA_ITEMS.map((item) => [item, n]));
+  await call('PATCH', '/v3/domain_quotas/default', { domain: { region, ...items(1_000_000) } });
+  await call('PATCH', `/v3/domain_quotas/${ids.deptDomainId}`, { domain: { region, ...items(100_000) } });
   await call('PATCH', `/v3/domain_quotas/${ids.deptDomainId}/projects/${ids.projectA}`, { project: { region, cores: 10, instances: 5 } });
   await call('PUT', `/v3/domain_quota_registry/usage/${region}`, { usage: { values: { cores: 10, instances: 2 } } });
   for (const p of [ids.projectA, ids.projectB]) {

@@ -7,7 +7,8 @@
  *
  * Environment: FUZZ_REQUESTS (default 10000), FUZZ_SECONDS (default 900), FUZZ_SEED (default: random, printed),
  * FUZZ_CONCURRENCY (default 8), FUZZ_TIMEOUT_MS (per request, default 15000), FUZZ_SERVICE_LOGS=1 (the processes'
- * error logs on this terminal), FUZZ_WRITE=0 (do not touch BENCHMARKS.md).
+ * error logs on this terminal), FUZZ_WRITE=0 (do not touch BENCHMARKS.md), FUZZ_ONLY (a regular expression: only the
+ * operations whose `METHOD /template` matches), FUZZ_VERBOSE=1 (print every request and its answer).
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -17,7 +18,8 @@ import type { TokensFile } from '@stratum/gateway';
 import { MongoClient } from 'mongodb';
 import { startStack } from '../src/processes';
 import { ensureStoreInstalled, freePort, ROOT, startStore } from '../src/store';
-import { type Fixtures, fetchOpenApi, fixturesFor, runFuzz, seedFixtures, tallyMarkdown, withSection } from './fuzz';
+import { type Fixtures, type FuzzRequest, fetchOpenApi, fixturesFor, runFuzz, seedFixtures, tallyMarkdown, withSection } from './fuzz';
+import type { WireOutcome } from './wire';
 
 const hex = (n: number) => randomBytes(n).toString('hex');
 
@@ -110,6 +112,20 @@ async function main(): Promise<void> {
         seconds,
         concurrency,
         timeoutMs,
+        ...(process.env.FUZZ_ONLY ? { only: new RegExp(process.env.FUZZ_ONLY) } : {}),
+        ...(process.env.FUZZ_VERBOSE === '1'
+          ? {
+              onAnswer: (req: FuzzRequest, outcome: WireOutcome) => {
+                const answer =
+                  outcome.kind === 'response'
+                    ? `${outcome.response.status} ${outcome.response.body.toString('utf8').slice(0, 200)}`
+                    : outcome.kind;
+                console.log(
+                  `${req.who} ${req.wire.method} ${req.wire.target.slice(0, 200)} ${req.wire.body?.toString('utf8').slice(0, 200) ?? ''} [${req.tags.join(' + ')}] → ${answer}`,
+                );
+              },
+            }
+          : {}),
         betweenBatches: async (t) => {
           process.stdout.write(`fuzz: ${t.requests} requests, ${t.failed} failed\n`);
           if (t.requests - lastReseed >= 2000) {
