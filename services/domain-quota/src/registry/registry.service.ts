@@ -44,6 +44,10 @@ const regionView = (r: RegionDoc): RegionView => ({ name: r._id, volume_types: r
 const departmentView = (d: DepartmentDoc) => ({ id: d._id, name: d.name });
 const projectView = (p: ProjectDoc) => ({ id: p._id, domain_id: p.domain_id, name: p.name });
 
+/** The volume type name a Cinder id was learnt for (own keys only: the id comes from a notification). */
+const typeIdName = (r: RegionDoc, id: string): string | undefined =>
+  r.volume_type_ids && Object.hasOwn(r.volume_type_ids, id) ? r.volume_type_ids[id] : undefined;
+
 /** Region names become part of quota node keys (RegionName). @throws AppError 400. */
 function checkRegionName(region: string): void {
   const ok = RegionName.safeParse(region);
@@ -136,7 +140,7 @@ export class RegistryService {
    */
   async removeVolumeType(region: string, name: string, id?: string): Promise<void> {
     const cur = await this.requireRegion(region);
-    const known = id ? cur.volume_type_ids?.[id] : undefined;
+    const known = id ? typeIdName(cur, id) : undefined;
     const gone = new Set([name, ...(known ? [known] : [])]);
     const next: RegionDoc = { ...cur, volume_types: cur.volume_types.filter((t) => !gone.has(t)) };
     if (id && next.volume_type_ids) {
@@ -154,7 +158,7 @@ export class RegistryService {
    */
   async renameVolumeType(region: string, id: string, name: string): Promise<boolean> {
     const cur = await this.requireRegion(region);
-    const old = cur.volume_type_ids?.[id];
+    const old = typeIdName(cur, id);
     await this.addVolumeType(region, name, id);
     if (!old || old === name) return false;
     try {
