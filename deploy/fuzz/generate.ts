@@ -845,7 +845,7 @@ function forgedIdentity(): fc.Arbitrary<Mutation> {
 }
 
 /** Mutations that only some operations have: q filters in a body, complex queries. */
-function specificMutations(op: Operation, resolve: (s: Schema) => Schema): fc.Arbitrary<Mutation>[] {
+function specificMutations(op: Operation, resolve: (s: Schema) => Schema, fx: Fixtures): fc.Arbitrary<Mutation>[] {
   const out: fc.Arbitrary<Mutation>[] = [];
   const names = op.params.filter((p) => p.in === 'query').map((p) => p.name);
   if (names.includes('q.field')) {
@@ -873,7 +873,92 @@ function specificMutations(op: Operation, resolve: (s: Schema) => Schema): fc.Ar
     );
   }
   if (Object.hasOwn(props, 'filter')) out.push(complexQueryMutation());
+  if (op.path.endsWith('/ingest/events')) out.push(hostileEvents(), storableHostileEvents(fx));
   return out;
+}
+
+/**
+ * Well-formed events whose trait names and text values are hostile (prototype names, NUL, bidi, dots, `$`), as a
+ * service could emit them: stored, then read back by every event query of the run (and by their projects' members).
+ */
+function storableHostileEvents(fx: Fixtures): fc.Arbitrary<Mutation> {
+  const name = fc.constantFrom(...HOSTILE_STRINGS.filter((x) => x !== ''), 'a.b.c', '$set', 'x'.repeat(300));
+  const text = fc.constantFrom(...HOSTILE_STRINGS);
+  const trait = fc.oneof(
+    fc.tuple(name, fc.constant(1), text),
+    fc.tuple(name, fc.constant(2), fc.integer()),
+    fc.tuple(name, fc.constant(3), fc.double({ noNaN: true, noDefaultInfinity: true })),
+    fc.tuple(name, fc.constant(4), isoDate),
+  );
+  const event = fc.record({
+    message_id: fc.uuid(),
+    event_type: fc.constantFrom('compute.instance.create.end', 'constructor', '__proto__', 'a\u0000b', '\u202eevil', 'x'.repeat(300)),
+    generated: isoDate,
+    traits: fc
+      .tuple(fc.constant('project_id'), fc.constant(1), fc.constantFrom(...fx.projects, 'p'))
+      .chain((pt) => fc.array(trait, { minLength: 1, maxLength: 5 }).map((ts) => [pt, ...ts])),
+    raw: fc.constant({}),
+  });
+  return fc.array(event, { minLength: 1, maxLength: 3 }).map((events) =>
+    m('events with hostile trait names and values (storable)', (d) => {
+      d.body = { json: events };
+    }),
+  );
+}
+
+/**
+ * Events with hostile traits (prototype, NUL, bidi and dotted names; values that do not match their type code),
+ * odd dates and envelopes: stored ones are then read back by every event query the run sends.
+ */
+function hostileEvents(): fc.Arbitrary<Mutation> {
+  const traitName = fc.constantFrom(...HOSTILE_STRINGS, 'project_id', 'a.b.c', '$set', 'x'.repeat(300));
+  const traitValue = fc.oneof(
+    fc.constantFrom(...HOSTILE_STRINGS),
+    fc.constantFrom(...HOSTILE_NUMBERS),
+    fc.constant(null),
+    fc.constant({ a: 1 }),
+    fc.constant([1]),
+  );
+  const trait = fc.tuple(traitName, fc.constantFrom<unknown>(0, 1, 2, 3, 4, 5, -1, '1', null), traitValue);
+  const generated = fc.constantFrom<unknown>(
+    '2026-13-45T00:00:00',
+    '',
+    'now',
+    1e20,
+    null,
+    '0000-01-01T00:00:00',
+    '9999-12-31T23:59:59.999999',
+    '2026-11-24T00:00:00+14:00',
+  );
+  const serialized = fc.record({
+    message_id: fc.oneof(fc.uuid(), fc.constantFrom(...HOSTILE_STRINGS)),
+    event_type: fc.oneof(fc.constantFrom('compute.instance.create.end'), fc.constantFrom(...HOSTILE_STRINGS)),
+    generated: fc.oneof(isoDate, generated),
+    traits: fc.array(trait, { maxLength: 5 }),
+    raw: fc.constantFrom<unknown>({}, { __proto__x: 1 }, JSON.parse('{"__proto__":{"a":1}}'), 'raw'),
+  });
+  const notification = fc.record({
+    message_id: fc.uuid(),
+    event_type: fc.constantFrom('compute.instance.create.end', 'port.update.end', ...PROTOTYPE_NAMES),
+    timestamp: fc.oneof(isoDate, generated),
+    priority: fc.constantFrom('INFO', 'DEBUG', 'ERROR', 'constructor', ''),
+    payload: fc.constantFrom<unknown>(
+      'a string payload',
+      { tenant_id: '__proto__', instance_id: '\u0000' },
+      null,
+      [],
+      JSON.parse('{"__proto__":{"tenant_id":"x"}}'),
+    ),
+  });
+  const envelope = fc.record({
+    'oslo.version': fc.constantFrom('2.0', '9.0', '', '2'),
+    'oslo.message': fc.constantFrom('{', '{}', '"x"', JSON.stringify({ message_id: 'x', event_type: 'a', timestamp: 'b', payload: 'c' })),
+  });
+  return fc.array(fc.oneof(serialized, notification, envelope), { minLength: 1, maxLength: 5 }).map((events) =>
+    m('events: malformed records, dates and envelopes', (d) => {
+      d.body = { json: events };
+    }),
+  );
 }
 
 /** Another method on the operation's path (405 or 404 in the group's shape). */
@@ -1041,7 +1126,7 @@ export function operationArbitraries(op: Operation, resolve: (s: Schema) => Sche
       }),
     ),
     // Mutations only some operations have (trait filters, complex queries).
-    ...specificMutations(op, resolve),
+    ...specificMutations(op, resolve, fx),
   ];
   const one = fc.oneof(...kinds);
   const random = fc.oneof(
