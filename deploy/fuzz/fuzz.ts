@@ -125,6 +125,7 @@ export function judge(
   // What went wrong; record() adds the group and the mutations to make the cause.
   if (outcome.kind === 'timeout') return { klass: 'timeout', failure: 'no answer in time' };
   if (outcome.kind === 'closed') {
+    if (req.wire.abandon) return { klass: 'abandoned' };
     if (req.oversized) return { klass: 'closed', closedOnOversized: true };
     return { klass: 'closed', failure: `connection closed without an answer (${outcome.error})`, detail: outcome.partial };
   }
@@ -439,7 +440,7 @@ export function reproText(r: Repro): string {
 /** The tally as markdown: status classes, per operation, failures by cause with one reproduction each, warnings. */
 export function tallyMarkdown(t: Tally, opts: { maxCauses?: number } = {}): string {
   const maxCauses = opts.maxCauses ?? 80;
-  const classes = ['2xx', '3xx', '4xx', '5xx', 'timeout', 'closed'];
+  const classes = ['2xx', '3xx', '4xx', '5xx', 'timeout', 'closed', 'abandoned'];
   const out: string[] = [];
   const failures = foldedCauses(t.failures);
   const warnings = foldedCauses(t.warnings);
@@ -453,8 +454,8 @@ export function tallyMarkdown(t: Tally, opts: { maxCauses?: number } = {}): stri
     `- failures: ${fmt(t.failed)} requests, ${failures.length} distinct causes; warnings (2xx to an invalid request): ${fmt([...t.warnings.values()].reduce((a, c) => a + c.count, 0))}`,
     `- bodies over the limit refused by closing the connection before an answer was read: ${t.closedOnOversized}`,
     '',
-    '| operation | requests | 2xx | 3xx | 4xx | 5xx | timeout | closed |',
-    '|---|---|---|---|---|---|---|---|',
+    '| operation | requests | 2xx | 3xx | 4xx | 5xx | timeout | closed | abandoned by the client |',
+    '|---|---|---|---|---|---|---|---|---|',
   );
   for (const [op, c] of [...t.perOperation.entries()].sort((a, b) => a[0].localeCompare(b[0]))) {
     out.push(`| ${cell(op)} | ${fmt(c.requests ?? 0)} | ${classes.map((k) => fmt(c[k] ?? 0)).join(' | ')} |`);

@@ -326,6 +326,7 @@ interface Draft {
   /** How the body is compressed: a valid encoding of it, or garbage / a bomb that replaces it. */
   encode?: 'valid' | 'garbage' | 'bomb' | 'truncated';
   chunked?: boolean;
+  abandon?: boolean;
   tags: string[];
   mustRefuse: boolean;
   oversized: boolean;
@@ -813,6 +814,16 @@ function headerMutations(op: Operation): fc.Arbitrary<Mutation>[] {
         d.chunked = true;
       }),
     ),
+    fc.constant(
+      m('Expect: 100-continue', (d) => {
+        d.headers.push(['Expect', '100-continue']);
+      }),
+    ),
+    fc.constant(
+      m('client gives up mid-upload', (d) => {
+        d.abandon = true;
+      }),
+    ),
   );
   return out;
 }
@@ -1040,6 +1051,7 @@ function finish(op: Operation, resolve: (s: Schema) => Schema, d: Draft, who: Wh
       headers,
       ...(bytes !== undefined ? { body: bytes } : {}),
       ...(d.chunked ? { chunked: true } : {}),
+      ...(d.abandon ? { abandon: true } : {}),
     },
     ...(note ? { bodyNote: note } : {}),
     mustRefuse:

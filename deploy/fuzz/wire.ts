@@ -15,6 +15,8 @@ export interface WireRequest {
   body?: Buffer;
   /** Send the body with `Transfer-Encoding: chunked` instead of Content-Length. */
   chunked?: boolean;
+  /** Send the head and half the body, then close the connection (a client that gives up mid-upload). */
+  abandon?: boolean;
 }
 
 export interface WireResponse {
@@ -59,6 +61,8 @@ export function parseResponse(buf: Buffer, method: string, ended: boolean): { re
   const m = /^HTTP\/1\.[01] (\d{3})/.exec(lines[0] ?? '');
   if (!m) return null;
   const status = Number(m[1]);
+  // An interim answer (100 Continue to `Expect: 100-continue`) comes before the real one.
+  if (status >= 100 && status < 200 && status !== 101) return parseResponse(buf.subarray(end + 4), method, ended);
   const headers: Record<string, string> = {};
   for (const line of lines.slice(1)) {
     const colon = line.indexOf(':');
@@ -68,7 +72,7 @@ export function parseResponse(buf: Buffer, method: string, ended: boolean): { re
     headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
   }
   const rest = buf.subarray(end + 4);
-  if (method === 'HEAD' || status === 204 || status === 304 || (status >= 100 && status < 200)) {
+  if (method === 'HEAD' || status === 204 || status === 304 || status === 101) {
     return { response: { status, headers, body: Buffer.alloc(0) }, complete: true };
   }
   if (/chunked/i.test(headers['transfer-encoding'] ?? '')) {
@@ -131,8 +135,16 @@ export function sendRaw(host: string, port: number, req: WireRequest, timeoutMs:
     socket.on('close', () => settle(true));
     socket.on('error', (err: NodeJS.ErrnoException) => settle(true, err.code ?? err.message));
     socket.on('connect', () => {
+      const bytes = encodeRequest(`${host}:${port}`, req);
+      if (req.abandon) {
+        const cut = bytes.length - Math.ceil((req.body?.length ?? 0) / 2);
+        socket.write(bytes.subarray(0, cut), () =>
+          setTimeout(() => finish({ kind: 'closed', ms: ms(), error: 'abandoned by the client', partial: '' }), 20),
+        );
+        return;
+      }
       // The server may answer (413, 415, 431) and close before the whole body is written: an EPIPE then is not a failure.
-      socket.write(encodeRequest(`${host}:${port}`, req), () => undefined);
+      socket.write(bytes, () => undefined);
     });
   });
 }
