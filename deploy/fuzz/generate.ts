@@ -746,9 +746,13 @@ function bodyMutations(op: Operation, fx: Fixtures): fc.Arbitrary<Mutation>[] {
 /** Mutations of the headers that frame the body (Content-Type lies, Content-Encoding), and of others. */
 function headerMutations(op: Operation): fc.Arbitrary<Mutation>[] {
   const out: fc.Arbitrary<Mutation>[] = [
-    fc
-      .constantFrom('evil.example', 'evil.example:666', '<script>', 'a b')
-      .map((h) => m('X-Forwarded-Host: untrusted', (d) => void d.headers.push(['X-Forwarded-Host', h], ['X-Forwarded-Proto', 'https']))),
+    fc.constantFrom('evil.example', 'evil.example:666', 'evil.example, gateway', 'evil.example/<script>').map((h) =>
+      m('X-Forwarded-Host: untrusted', (d) => {
+        d.headers.push(['X-Forwarded-Host', h], ['X-Forwarded-Proto', 'https']);
+        // A page of one, so that a list answers with links (where a forwarded host would show).
+        if (op.params.some((p) => p.name === 'limit')) d.query.push(['limit', '1']);
+      }),
+    ),
     fc
       .constantFrom('', 'req-\u00ff', 'x'.repeat(5000), 'req-00000000-0000-0000-0000-000000000000', '../../etc')
       .map((v) => m('X-Openstack-Request-Id: hostile', (d) => void d.headers.push(['X-Openstack-Request-Id', v]))),

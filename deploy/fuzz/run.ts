@@ -138,6 +138,7 @@ async function main(): Promise<void> {
       const report = tallyMarkdown(tally);
       const cpu = cpus();
       const conditions = [
+        "- what: `pnpm fuzz` (deploy/fuzz): fast-check requests for every operation of `/openapi.json`, a quarter valid-ish, the rest with one or two hostile mutations (ids, query strings, bodies, Content-Type and Content-Encoding, methods, forwarded and identity headers), as admin, member, reader, another project's member, department admin, no token or a bad token; sent raw through the gateway. A failure is a 5xx, a 4xx outside its group's error shape, a hang, a connection closed without an answer, an echoed `X-Forwarded-Host`, or an answer below 400 without a valid token",
         `- date: ${new Date().toISOString()}; \`FUZZ_SEED=${seed} FUZZ_REQUESTS=${requests} FUZZ_SECONDS=${seconds} pnpm fuzz\` repeats the generated requests`,
         `- machine: ${cpu.length} cores (${cpu[0]?.model ?? 'unknown CPU'}), ${Math.round(totalmem() / 2 ** 30)} GiB memory; Node ${process.version}`,
         `- stack: the four processes (deploy/src/processes.ts) on FerretDB 2.5 + DocumentDB (the test cluster), no fault injected; ${concurrency} requests in flight, each over a new connection, time limit ${timeoutMs / 1000} s`,
