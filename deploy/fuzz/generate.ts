@@ -56,6 +56,8 @@ export const HOSTILE_STRINGS = [
   '\u202eevil\u202c',
   '\u2066isolate\u2069',
   '\u200b',
+  'a\u0085b',
+  'a\u2060b',
   '\ufeffbom',
   '\ud800',
   'ünïcödé-名前',
@@ -126,6 +128,10 @@ export const MALFORMED_PERCENT = [
 export const ENCODED_SPECIALS = [
   '%00',
   'a%00b',
+  'a%C2%85b',
+  '%C2%9B',
+  '%E2%80%8B',
+  'a%E2%81%A0b',
   '%0A',
   '%0D%0A',
   '%09',
@@ -1079,14 +1085,8 @@ function invalidBody(op: Operation, resolve: (s: Schema) => Schema, d: Draft): b
   }
 }
 
-/** Characters no stored id may hold: C0 controls, DEL, zero-width and bidi controls, the BOM. */
-const CONTROL_OR_BIDI = (v: string) =>
-  [...v].some((ch) => {
-    const c = ch.codePointAt(0) ?? 0;
-    return (
-      c < 0x20 || c === 0x7f || (c >= 0x200b && c <= 0x200f) || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069) || c === 0xfeff
-    );
-  });
+/** Characters no stored id may hold: controls (C0, DEL, C1) and format characters (zero-width, bidi, the BOM). */
+const CONTROL_OR_BIDI = (v: string) => /[\p{Cc}\p{Cf}]/u.test(v);
 
 /**
  * True when a path id the registry would store (a PUT under /v3/domain_quota_registry) breaks its documented schema
