@@ -1079,7 +1079,8 @@ function invalidBody(op: Operation, resolve: (s: Schema) => Schema, d: Draft): b
   if (d.body === undefined) return op.bodyRequired;
   if ('json' in d.body) return !accepts(op.body, d.body.json, resolve);
   try {
-    return !accepts(op.body, JSON.parse(d.body.bytes.toString('utf8')), resolve);
+    // A leading BOM may be ignored (RFC 8259 §8.1), as body-parser does.
+    return !accepts(op.body, JSON.parse(d.body.bytes.toString('utf8').replace(/^\ufeff/, '')), resolve);
   } catch {
     return true;
   }
