@@ -145,7 +145,8 @@ export function judge(
   }
   // A HEAD answer has no body to judge.
   if (status >= 400 && req.wire.method !== 'HEAD') {
-    const path = req.wire.target.split('?')[0] as string;
+    // An absolute-form target (`http://host/path`, RFC 9112 §3.2.2, which a server must accept) names its path after the authority.
+    const path = req.wire.target.replace(/^[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^/?]*/, '').split('?')[0] as string;
     const shape: Shape = SHAPE_OF[expectedGroup(groups, path)];
     const problem = shapeProblem(shape, status, body);
     // The gateway's own 401 is Keystone's on every path; a service's own 401 (e.g. a health check path forwarded

@@ -333,6 +333,9 @@ interface Draft {
   encode?: 'valid' | 'garbage' | 'bomb' | 'truncated';
   chunked?: boolean;
   abandon?: boolean;
+  version?: string;
+  /** Replaces the request target (path and query) as sent. */
+  rawTarget?: (target: string) => string;
   tags: string[];
   mustRefuse: boolean;
   oversized: boolean;
@@ -982,6 +985,49 @@ function hostileEvents(): fc.Arbitrary<Mutation> {
   );
 }
 
+/**
+ * Requests the HTTP parser itself refuses or reads oddly: Content-Length beside chunked (request smuggling), a header
+ * over 16 KiB, invalid header names or values, an absolute-form target, HTTP/1.0 and unknown protocol versions.
+ */
+function wireMutations(): fc.Arbitrary<Mutation>[] {
+  return [
+    fc.constant(
+      m('wire: Content-Length beside Transfer-Encoding: chunked', (d) => {
+        d.chunked = true;
+        d.headers.push(['Content-Length', '3']);
+      }),
+    ),
+    fc.constant(
+      m('wire: a header over 16 KiB', (d) => {
+        d.headers.push(['X-Big', 'b'.repeat(17_000)]);
+      }),
+    ),
+    fc
+      .constantFrom<[string, string]>(
+        ['X Bad', 'y'],
+        ['X-Ctl', 'a\u0001b'],
+        ['X-Nul', 'a\u0000b'],
+        ['', 'empty name'],
+        ['X-Fold', 'a\r\n b'],
+      )
+      .map((h) =>
+        m('wire: invalid header name or value', (d) => {
+          d.headers.push(h);
+        }),
+      ),
+    fc.constantFrom('http://evil.example', 'http://127.0.0.1:1', '//evil.example').map((origin) =>
+      m('wire: absolute-form target', (d) => {
+        d.rawTarget = (t) => `${origin}${t}`;
+      }),
+    ),
+    fc.constantFrom('HTTP/1.0', 'HTTP/2.0', 'HTTP/9.9', 'HTTP/1.1 extra').map((version) =>
+      m('wire: another protocol version', (d) => {
+        d.version = version;
+      }),
+    ),
+  ];
+}
+
 /** Another method on the operation's path (405 or 404 in the group's shape). */
 function methodMutation(op: Operation): fc.Arbitrary<Mutation> {
   const others = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE', 'PROPFIND'].filter((x) => x !== op.method);
@@ -1057,11 +1103,12 @@ function finish(op: Operation, resolve: (s: Schema) => Schema, d: Draft, who: Wh
     tags: d.tags,
     wire: {
       method: d.method,
-      target: `${path}${query}`,
+      target: d.rawTarget ? d.rawTarget(`${path}${query}`) : `${path}${query}`,
       headers,
       ...(bytes !== undefined ? { body: bytes } : {}),
       ...(d.chunked ? { chunked: true } : {}),
       ...(d.abandon ? { abandon: true } : {}),
+      ...(d.version ? { version: d.version } : {}),
     },
     ...(note ? { bodyNote: note } : {}),
     mustRefuse:
@@ -1137,6 +1184,7 @@ export function operationArbitraries(op: Operation, resolve: (s: Schema) => Sche
     ...headerMutations(op),
     methodMutation(op),
     forgedIdentity(),
+    ...wireMutations(),
     fc.constant(
       m('url: over 16 KiB', (d) => {
         d.rawQuery = `?marker=${'u'.repeat(17_000)}`;

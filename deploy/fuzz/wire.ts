@@ -17,6 +17,8 @@ export interface WireRequest {
   chunked?: boolean;
   /** Send the head and half the body, then close the connection (a client that gives up mid-upload). */
   abandon?: boolean;
+  /** The request line's protocol (default `HTTP/1.1`). */
+  version?: string;
 }
 
 export interface WireResponse {
@@ -89,7 +91,7 @@ export function parseResponse(buf: Buffer, method: string, ended: boolean): { re
 
 /** The request's bytes: request line, headers (Host, Connection: close, the body's framing added), body. */
 export function encodeRequest(host: string, req: WireRequest): Buffer {
-  const lines = [`${req.method} ${req.target} HTTP/1.1`, `Host: ${host}`, 'Connection: close'];
+  const lines = [`${req.method} ${req.target} ${req.version ?? 'HTTP/1.1'}`, `Host: ${host}`, 'Connection: close'];
   for (const [name, value] of req.headers) lines.push(`${name}: ${value}`);
   const body = req.body ?? Buffer.alloc(0);
   if (req.chunked) {
