@@ -454,6 +454,10 @@ export function tallyMarkdown(t: Tally, opts: { maxCauses?: number } = {}): stri
       .join(', ')}`,
     `- failures: ${fmt(t.failed)} requests, ${failures.length} distinct causes; warnings (2xx to an invalid request): ${fmt([...t.warnings.values()].reduce((a, c) => a + c.count, 0))}`,
     `- bodies over the limit refused by closing the connection before an answer was read: ${t.closedOnOversized}`,
+    `- requests per mutation kind (a request carries none, one or two): ${[...t.tags.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .map(([tag, n]) => `${tag} ${fmt(n)}`)
+      .join('; ')}`,
     '',
     '| operation | requests | 2xx | 3xx | 4xx | 5xx | timeout | closed | abandoned by the client |',
     '|---|---|---|---|---|---|---|---|---|',
