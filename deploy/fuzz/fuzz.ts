@@ -8,7 +8,8 @@
  *   `{"error":{code,title,message}}` for department quota paths and for the gateway's own answers (its 401 anywhere);
  * - no answer echoes an untrusted `X-Forwarded-Host` (as oslo.middleware's HTTPProxyToWSGI trusts no proxy by default);
  * - without a valid token (none, an unknown one, identity headers forged by the client) nothing but the public
- *   operations answers below 400.
+ *   operations answers below 400;
+ * - a member or reader never gets another project's events or load balancer quotas.
  * A 2xx to a request the document says is invalid (e.g. a garbage gzip body) is a warning, listed apart.
  *
  * Used by the jest sample (deploy/test/fuzz.test.ts) and by `pnpm fuzz` (run.ts).
@@ -121,6 +122,7 @@ export function judge(
   groups: GroupMap,
   req: FuzzRequest,
   outcome: WireOutcome,
+  fx?: Fixtures,
 ): { klass: string; failure?: string; warning?: string; detail?: string; closedOnOversized?: boolean } {
   // What went wrong; record() adds the group and the mutations to make the cause.
   if (outcome.kind === 'timeout') return { klass: 'timeout', failure: 'no answer in time' };
@@ -155,6 +157,8 @@ export function judge(
     if (!accepted) return { klass, failure: `${status} ${problem.split(':')[0]} (${shape} expected)`, detail: problem };
     return { klass };
   }
+  const foreign = status < 300 && fx ? foreignData(req, fx, body) : null;
+  if (foreign) return { klass, failure: `${status} with another project's data`, detail: foreign };
   // Every operation but the public ones (versions, health checks, documentation) needs a valid token.
   if ((req.who === 'none' || req.who === 'badToken') && !req.op.public && status < 400) {
     return { klass, failure: `${status} without a valid token` };
@@ -162,6 +166,55 @@ export function judge(
   if (req.mustRefuse && status < 300) return { klass, warning: `${status} to an invalid request` };
   return { klass };
 }
+
+/**
+ * What a project-scoped persona (member, reader) got of another project, or null: events whose `project_id` or
+ * `tenant_id` trait names another project (as Panko's RBAC limits a member to its project's events), load balancer
+ * quotas of another project (Octavia's `load-balancer:read-quota` is the owner's; `/default` is not checked).
+ */
+export function foreignData(req: FuzzRequest, fx: Fixtures, body: Buffer): string | null {
+  const own = fx.projectOf[req.who];
+  if (!own || req.wire.method === 'HEAD') return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch {
+    return null;
+  }
+  if (req.op.group === 'event') {
+    const events = Array.isArray(parsed) ? parsed : [parsed];
+    for (const e of events) {
+      const traits = isObject(e) && Array.isArray(e.traits) ? (e.traits as unknown[]) : [];
+      for (const t of traits) {
+        if (isObject(t) && (t.name === 'project_id' || t.name === 'tenant_id') && t.value !== own) {
+          return `event ${String((e as Record<string, unknown>).message_id)} has ${t.name} ${JSON.stringify(t.value)} (the caller's project is ${own})`;
+        }
+      }
+    }
+    return null;
+  }
+  if (req.op.group === 'lbaas') {
+    const path = req.wire.target.split('?')[0] as string;
+    const m = /\/quotas\/([^/]+)(\/[^/]*)?$/.exec(path);
+    const named = m ? safeDecode(m[1] as string) : undefined;
+    if (named !== undefined && named !== 'defaults' && m?.[2] !== '/default' && named !== own) {
+      return `the quota of project ${JSON.stringify(named)} (the caller's project is ${own})`;
+    }
+    const list = isObject(parsed) && Array.isArray(parsed.quotas) ? (parsed.quotas as unknown[]) : [];
+    const other = list.find((q) => isObject(q) && q.project_id !== undefined && q.project_id !== own);
+    if (other)
+      return `a list with project ${JSON.stringify((other as Record<string, unknown>).project_id)} (the caller's project is ${own})`;
+  }
+  return null;
+}
+
+const safeDecode = (s: string): string | undefined => {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return undefined;
+  }
+};
 
 function reproOf(seed: number, at: string, req: FuzzRequest, outcome: WireOutcome): Repro {
   const answer =
@@ -206,8 +259,8 @@ export function foldedCauses(causes: Map<string, Count>): [string, Count][] {
 }
 
 /** Adds one judged request to the tally. */
-export function record(t: Tally, at: string, req: FuzzRequest, outcome: WireOutcome, groups: GroupMap): void {
-  const v = judge(groups, req, outcome);
+export function record(t: Tally, at: string, req: FuzzRequest, outcome: WireOutcome, groups: GroupMap, fx?: Fixtures): void {
+  const v = judge(groups, req, outcome, fx);
   t.requests++;
   t.classes[v.klass] = (t.classes[v.klass] ?? 0) + 1;
   if (outcome.kind === 'response') inc(t.statuses, outcome.response.status);
@@ -308,7 +361,7 @@ export async function runFuzz(opts: RunOptions): Promise<Tally> {
         const i = next++;
         const req = reqs[i] as FuzzRequest;
         const outcome = await sendRaw(opts.target.host, opts.target.port, req.wire, opts.timeoutMs);
-        record(tally, `batch ${batch}, request ${i}`, req, outcome, groups);
+        record(tally, `batch ${batch}, request ${i}`, req, outcome, groups, opts.fixtures);
         opts.onAnswer?.(req, outcome);
       }
     };
@@ -410,6 +463,7 @@ export function fixturesFor(tokens: Fixtures['tokens'], ids: FixtureIds, maxBody
     eventTypes: [...EVENT_TYPES],
     traitNames: [...TRAITS],
     maxBodyBytes,
+    projectOf: { member: ids.projectA, reader: ids.projectA, otherMember: ids.projectB },
   };
 }
 

@@ -4,7 +4,7 @@
  * so that a failure names its cause (`id: malformed percent-encoding`, `body: unknown key`, `Content-Encoding: gzip
  * garbage`, …), and an identity (admin, member, reader, another project's member, department admin, none, bad token).
  */
-import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import { brotliCompressSync, brotliDecompressSync, deflateSync, gunzipSync, gzipSync, inflateSync } from 'node:zlib';
 import fc from 'fast-check';
 import type { Operation, Parameter, Schema } from './operations';
 import { accepts } from './validate';
@@ -24,6 +24,8 @@ export interface Fixtures {
   traitNames: string[];
   /** The gateway's body limit (MAX_BODY_BYTES). */
   maxBodyBytes: number;
+  /** The project of each project-scoped persona (what it may see of events and load balancer quotas). */
+  projectOf: Partial<Record<Who, string>>;
 }
 
 /** One generated request: the bytes to send and what the oracle needs to judge the answer. */
@@ -1113,11 +1115,25 @@ function finish(op: Operation, resolve: (s: Schema) => Schema, d: Draft, who: Wh
     ...(note ? { bodyNote: note } : {}),
     mustRefuse:
       d.mustRefuse ||
-      (d.encode !== undefined && d.encode !== 'valid') ||
+      d.encode === 'bomb' ||
+      ((d.encode === 'garbage' || d.encode === 'truncated') && !decodes(d.contentEncoding ?? '', bytes)) ||
       invalidId(op, d.params) ||
       (d.method === op.method && invalidBody(op, resolve, d)),
     oversized: d.oversized,
   };
+}
+
+/** True when `bytes` decode as `coding` (random bytes sometimes are a valid, empty brotli stream). */
+function decodes(coding: string, bytes: Buffer | undefined): boolean {
+  try {
+    const c = coding.toLowerCase();
+    if (c === 'br') brotliDecompressSync(bytes ?? Buffer.alloc(0));
+    else if (c === 'deflate') inflateSync(bytes ?? Buffer.alloc(0));
+    else gunzipSync(bytes ?? Buffer.alloc(0));
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** True when the draft's body is not one the operation's schema accepts (missing, not JSON, or not matching). */
