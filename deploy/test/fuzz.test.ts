@@ -8,7 +8,17 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startTestStack, type TestStack } from '../../packages/testing/src';
-import { fetchOpenApi, fixturesFor, runFuzz, seedFixtures, shapeProblem, tallyMarkdown, withSection } from '../fuzz/fuzz';
+import {
+  type FuzzRequest,
+  fetchOpenApi,
+  fixturesFor,
+  foreignData,
+  runFuzz,
+  seedFixtures,
+  shapeProblem,
+  tallyMarkdown,
+  withSection,
+} from '../fuzz/fuzz';
 import { encodeSegment } from '../fuzz/generate';
 import { expectedGroup, operationsOf } from '../fuzz/operations';
 import { accepts } from '../fuzz/validate';
@@ -155,6 +165,26 @@ describe('the fuzz oracle', () => {
     expect(accepts(schema, { quota: JSON.parse('{"constructor":1}') }, id)).toBe(false);
     expect(accepts(schema, {}, id)).toBe(false);
     expect(accepts(schema, { quota: { pool: '\u0001RAW:1e400\u0001' } }, id)).toBe(false); // Infinity once parsed
+  });
+
+  test("a member's answer with another project's events or quotas is caught", () => {
+    const fx = fixturesFor(
+      { admin: 'a', member: 'm', reader: 'r', otherMember: 'o', deptAdmin: 'd' },
+      { projectA: 'A', projectB: 'B', deptDomainId: 'D' },
+    );
+    const req = (group: 'event' | 'lbaas', target: string, who: FuzzRequest['who'] = 'member') =>
+      ({ op: { group }, who, wire: { method: 'GET', target, headers: [] } }) as unknown as FuzzRequest;
+    const events = (p: string) =>
+      Buffer.from(JSON.stringify([{ message_id: 'e', traits: [{ name: 'project_id', type: 'string', value: p }] }]));
+    expect(foreignData(req('event', '/v2/events'), fx, events('A'))).toBeNull();
+    expect(foreignData(req('event', '/v2/events'), fx, events('B'))).toMatch(/project_id "B"/);
+    expect(foreignData(req('event', '/v2/events', 'admin'), fx, events('B'))).toBeNull();
+    expect(foreignData(req('lbaas', '/v2.0/lbaas/quotas/B'), fx, Buffer.from('{"quota":{}}'))).toMatch(/project "B"/);
+    expect(foreignData(req('lbaas', '/v2.0/lbaas/quotas/A/usage'), fx, Buffer.from('{}'))).toBeNull();
+    expect(foreignData(req('lbaas', '/v2.0/lbaas/quotas/B/default'), fx, Buffer.from('{}'))).toBeNull();
+    expect(foreignData(req('lbaas', '/v2.0/lbaas/quotas'), fx, Buffer.from('{"quotas":[{"project_id":"A"},{"project_id":"B"}]}'))).toMatch(
+      /"B"/,
+    );
   });
 
   test('a lone surrogate in an id is sent as its three bytes, not refused', () => {
