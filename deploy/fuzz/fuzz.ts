@@ -460,8 +460,9 @@ export function fixturesFor(tokens: Fixtures['tokens'], ids: FixtureIds, maxBody
     domains: [ids.deptDomainId, 'default'],
     regions: ['RegionOne'],
     messageIds: [],
-    eventTypes: [...EVENT_TYPES],
-    traitNames: [...TRAITS],
+    // Names the hostile ingested events store, so that queries name them too.
+    eventTypes: [...EVENT_TYPES, 'constructor', '__proto__'],
+    traitNames: [...TRAITS, 'constructor', '__proto__', 'hasOwnProperty', 'a.b.c', '$set', '\u202eevil'],
     maxBodyBytes,
     projectOf: { member: ids.projectA, reader: ids.projectA, otherMember: ids.projectB },
   };
