@@ -896,6 +896,29 @@ function specificMutations(op: Operation, resolve: (s: Schema) => Schema, fx: Fi
   }
   if (Object.hasOwn(props, 'filter')) out.push(complexQueryMutation());
   if (op.path.endsWith('/ingest/events')) out.push(hostileEvents(), storableHostileEvents(fx));
+  if (op.method === 'POST' && op.path.endsWith('/usage')) {
+    // Keys reused across the run (with other counts: a 422), malformed ones (a 400), prototype names.
+    out.push(
+      fc
+        .constantFrom(
+          'fuzz-key-1',
+          'fuzz-key-2',
+          '"fuzz-key-1"',
+          '',
+          '"',
+          '"unterminated',
+          'k'.repeat(256),
+          'ü',
+          'a\u0001b',
+          ...PROTOTYPE_NAMES,
+        )
+        .map((key) =>
+          m('Idempotency-Key: reused, malformed or prototype-named', (d) => {
+            d.headers.push(['Idempotency-Key', key]);
+          }),
+        ),
+    );
+  }
   return out;
 }
 
