@@ -896,6 +896,18 @@ function specificMutations(op: Operation, resolve: (s: Schema) => Schema, fx: Fi
   }
   if (Object.hasOwn(props, 'filter')) out.push(complexQueryMutation());
   if (op.path.endsWith('/ingest/events')) out.push(hostileEvents(), storableHostileEvents(fx));
+  if (op.params.some((p) => p.in === 'header' && p.name === 'If-Match')) {
+    out.push(
+      fc
+        .constantFrom('', '*', '"', 'W/', 'W/"1"', '"1", "2"', '"constructor"', '"__proto__"', 'x'.repeat(5000), '"-1"', '"1e400"')
+        .map((v) =>
+          m('If-Match: hostile', (d) => {
+            d.headers = d.headers.filter(([k]) => k !== 'If-Match');
+            d.headers.push(['If-Match', v]);
+          }),
+        ),
+    );
+  }
   if (op.method === 'POST' && op.path.endsWith('/usage')) {
     // Keys reused across the run (with other counts: a 422), malformed ones (a 400), prototype names.
     out.push(
