@@ -3,7 +3,7 @@
  * fast-check for every operation of the gateway's `/openapi.json`, hostile mutations included, sent raw through the
  * real gateway of a real stack. No answer is a 5xx, every 4xx has its group's error shape, none hangs, no untrusted
  * forwarded host is echoed, and the stack answers its health checks afterwards. The seed is fixed (FUZZ_SEED
- * overrides it) and printed with the failures, so a failure reproduces.
+ * overrides it, FUZZ_SAMPLE the count) and printed with the failures, so a failure reproduces.
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
