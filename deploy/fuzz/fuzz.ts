@@ -10,7 +10,8 @@
  * - without a valid token (none, an unknown one, identity headers forged by the client) nothing but the public
  *   operations answers below 400;
  * - a member or reader never gets another project's events or load balancer quotas.
- * A 2xx to a request the document says is invalid (e.g. a garbage gzip body) is a warning, listed apart.
+ * A 2xx to a request the document says is invalid (e.g. a body its schema refuses, a registry id with control
+ * characters) and an answer without X-Openstack-Request-Id are warnings, listed apart.
  *
  * Used by the jest sample (deploy/test/fuzz.test.ts) and by `pnpm fuzz` (run.ts).
  */
@@ -164,6 +165,8 @@ export function judge(
     return { klass, failure: `${status} without a valid token` };
   }
   if (req.mustRefuse && status < 300) return { klass, warning: `${status} to an invalid request` };
+  // The document: every response carries X-Openstack-Request-Id.
+  if (!headers['x-openstack-request-id']) return { klass, warning: `${status} without X-Openstack-Request-Id` };
   return { klass };
 }
 
@@ -507,7 +510,7 @@ export function tallyMarkdown(t: Tally, opts: { maxCauses?: number } = {}): stri
       .sort((a, b) => a[0] - b[0])
       .map(([s, n]) => `${s} ×${fmt(n)}`)
       .join(', ')}`,
-    `- failures: ${fmt(t.failed)} requests, ${failures.length} distinct causes; warnings (2xx to an invalid request): ${fmt([...t.warnings.values()].reduce((a, c) => a + c.count, 0))}`,
+    `- failures: ${fmt(t.failed)} requests, ${failures.length} distinct causes; warnings (a 2xx to a request the document says is invalid, an answer without X-Openstack-Request-Id): ${fmt([...t.warnings.values()].reduce((a, c) => a + c.count, 0))}`,
     `- bodies over the limit refused by closing the connection before an answer was read: ${t.closedOnOversized}`,
     `- requests per mutation kind (a request carries none, one or two): ${[...t.tags.entries()]
       .sort((a, b) => b[1] - a[1])
@@ -534,7 +537,11 @@ export function tallyMarkdown(t: Tally, opts: { maxCauses?: number } = {}): stri
     }
   }
   if (t.warnings.size > 0) {
-    out.push('', `**Warnings** (${warnings.length} causes: accepted although the document says the request is invalid):`, '');
+    out.push(
+      '',
+      `**Warnings** (${warnings.length} causes: a 2xx to a request the document says is invalid, or no X-Openstack-Request-Id):`,
+      '',
+    );
     for (const [cause, c] of warnings.slice(0, 30)) {
       out.push(`- ×${c.count} ${cause}${onOperations(c)}`, reproText(c.example));
     }
