@@ -6,3 +6,4 @@ export * from './middleware';
 export * from './readiness';
 export * from './serve';
 export * from './store';
+export * from './text';

@@ -56,7 +56,23 @@ describe('hostile input to the department quota service', () => {
   });
 
   it('control and bidirectional formatting characters in stored ids and names are 400s', async () => {
-    const bad = ['\u0000', '\u0007', '\u001f', '\u007f', '\u200e', '\u200f', '\u202a', '\u202e', '\u2066', '\u2069'];
+    const bad = [
+      '\u0000',
+      '\u0007',
+      '\u001f',
+      '\u007f',
+      '\u200e',
+      '\u200f',
+      '\u202a',
+      '\u202e',
+      '\u2066',
+      '\u2069',
+      '\u0085',
+      '\u200b',
+      '\u2060',
+      '\ufeff',
+      '\u2028',
+    ];
     for (const ch of bad) {
       const id = `evil${ch}id`;
       const hex = `U+${ch.charCodeAt(0).toString(16).padStart(4, '0')}`;

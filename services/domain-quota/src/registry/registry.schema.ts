@@ -2,23 +2,11 @@
  * Bodies of the registry's admin endpoints (`/v3/domain_quota_registry/...`), in Keystone's style: one member named
  * after the resource.
  */
+import { hasUnsafeChars } from '@stratum/http-kit';
 import { SECURE_CONTAINER_PRODUCT } from '@stratum/quota-items';
 import { z } from 'zod';
 
-/**
- * C0 controls (U+0000-U+001F), DEL (U+007F) and the bidirectional marks, embeddings, overrides and isolates (U+200E,
- * U+200F, U+202A-U+202E, U+2066-U+2069): nothing an id or name the registry stores may hold, as they hide or reorder
- * what operators read (the "Trojan Source" characters, CVE-2021-42574).
- */
-const unsafe = (c: number) =>
-  c <= 0x1f || c === 0x7f || c === 0x200e || c === 0x200f || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
 const UNSAFE_MESSAGE = 'must not contain control or bidirectional formatting characters';
-
-/** Whether `s` holds one of those characters. */
-export function hasUnsafeChars(s: string): boolean {
-  for (let i = 0; i < s.length; i++) if (unsafe(s.charCodeAt(i))) return true;
-  return false;
-}
 
 /** A display name (departments, projects): 1 to 255 characters, none of them control or bidi characters. */
 export const SafeText = z

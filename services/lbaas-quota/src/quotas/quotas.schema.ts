@@ -5,7 +5,7 @@
  * malformed body is a 400 (Octavia answers 500 to `{}`, `{"quota": 5}`, list/object values). The bodies are parsed by
  * hand to keep Octavia's messages; the zod schemas below state the same rules for `/openapi.json`.
  */
-import { AppError } from '@stratum/http-kit';
+import { AppError, hasUnsafeChars } from '@stratum/http-kit';
 import {
   LBAAS_INPUT_NAMES,
   LBAAS_NEW_NAME,
@@ -262,25 +262,12 @@ export function parseCounts(body: unknown, wrapper: string): Partial<Record<Lbaa
 /** Longest project id accepted (Keystone's ids are 32 to 64 characters; Octavia's column is 36). */
 export const MAX_PROJECT_ID_LENGTH = 255;
 
-/**
- * Whether `s` holds a character no project id holds: C0 and C1 controls (NUL included), DEL, or a Unicode
- * bidirectional control (U+061C, U+200E/F, U+202A-E, U+2066-9), which would make a stored id display as another.
- */
-function hasForbiddenIdChar(s: string): boolean {
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x20 || (c >= 0x7f && c <= 0x9f) || c === 0x61c || c === 0x200e || c === 0x200f) return true;
-    if ((c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069)) return true;
-  }
-  return false;
-}
-
 /** A project id in the path: not checked against Keystone (as Octavia), only for length and characters. */
 export const ProjectIdParam = z
   .string()
   .min(1)
   .max(MAX_PROJECT_ID_LENGTH)
-  .refine((s) => !hasForbiddenIdChar(s), 'no control or bidirectional-control characters');
+  .refine((s) => !hasUnsafeChars(s), 'no control or bidirectional-control characters');
 
 /**
  * A project id from the path (or the `project_id` and `marker` of a list). Not checked against Keystone (as
@@ -292,7 +279,7 @@ export function parseProjectId(raw: string | undefined, field = 'project_id'): s
   if (typeof raw !== 'string' || raw.length < 1 || raw.length > MAX_PROJECT_ID_LENGTH) {
     throw bad(`Invalid input for field/attribute ${field}. Value should be 1 to ${MAX_PROJECT_ID_LENGTH} characters`);
   }
-  if (hasForbiddenIdChar(raw)) {
+  if (hasUnsafeChars(raw)) {
     throw bad(`Invalid input for field/attribute ${field}. Value should hold no control or bidirectional-control characters`);
   }
   return raw;
