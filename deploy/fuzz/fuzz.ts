@@ -118,6 +118,11 @@ const printable = (b: Buffer) => {
     : `base64:${clip(b.toString('base64'), 300)}`;
 };
 
+/** The document says every response carries X-Openstack-Request-Id: a warning when one does not. */
+function missingRequestId(klass: string, status: number, headers: Record<string, string>): { klass: string; warning?: string } {
+  return headers['x-openstack-request-id'] ? { klass } : { klass, warning: `${status} without X-Openstack-Request-Id` };
+}
+
 /** The verdict on one answer: a failure or warning cause (null when fine), and the status class. */
 export function judge(
   groups: GroupMap,
@@ -156,7 +161,7 @@ export function judge(
     // with another method) is in its group's shape: either will do.
     const accepted = problem === null || (status === 401 && shapeProblem('keystone', status, body) === null);
     if (!accepted) return { klass, failure: `${status} ${problem.split(':')[0]} (${shape} expected)`, detail: problem };
-    return { klass };
+    return missingRequestId(klass, status, headers);
   }
   const foreign = status < 300 && fx ? foreignData(req, fx, body) : null;
   if (foreign) return { klass, failure: `${status} with another project's data`, detail: foreign };
@@ -165,9 +170,7 @@ export function judge(
     return { klass, failure: `${status} without a valid token` };
   }
   if (req.mustRefuse && status < 300) return { klass, warning: `${status} to an invalid request` };
-  // The document: every response carries X-Openstack-Request-Id.
-  if (!headers['x-openstack-request-id']) return { klass, warning: `${status} without X-Openstack-Request-Id` };
-  return { klass };
+  return missingRequestId(klass, status, headers);
 }
 
 /**
