@@ -10,23 +10,14 @@
  */
 import { Agent, type ClientRequest, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { TLSSocket } from 'node:tls';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import {
-  AppError,
-  accessLog,
-  errorHandler,
-  externalBaseUrl,
-  readinessHandler,
-  reasonPhrase,
-  renderKeystoneError,
-  requestId,
-} from '@stratum/http-kit';
+import { AppError, accessLog, errorHandler, readinessHandler, reasonPhrase, renderKeystoneError, requestId } from '@stratum/http-kit';
 import { bodyDigest, CLIENT_IDENTITY_HEADERS, EMPTY_BODY_SHA256, type Identity, signIdentity } from '@stratum/identity';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import { createProxyMiddleware, type Plugin, proxyEventsPlugin } from 'http-proxy-middleware';
 import type { GatewayDeps } from './deps';
 import { openapiRouter } from './openapi/openapi.router';
+import { PublicUrls } from './public-url';
 import { GROUPS, type Group, INGEST_PATH, type Resolution, resolve } from './routes';
 import { tokenKey } from './tokens/tokens.cache';
 import { IdentityUnavailable } from './tokens/tokens.types';
@@ -96,13 +87,6 @@ const pathOf = (url: string): string => {
   const q = url.indexOf('?');
   return q < 0 ? url : url.slice(0, q);
 };
-
-/** The base URL the client used (express's `externalBaseUrl` on a plain request; trust proxy off). */
-function plainBaseUrl(req: IncomingMessage): string {
-  const proto =
-    (req.headers['x-forwarded-proto'] as string | undefined)?.split(',')[0] ?? ((req.socket as TLSSocket).encrypted ? 'https' : 'http');
-  return `${proto}://${(req.headers['x-forwarded-host'] as string | undefined) ?? req.headers.host ?? 'localhost'}`;
-}
 
 /** The decoder of each Content-Encoding the gateway accepts on a request body (those body-parser reads). */
 const DECODERS: Record<string, () => NodeJS.ReadWriteStream> = {
@@ -248,6 +232,8 @@ export function buildGateway(deps: GatewayDeps): GatewayApp {
     next();
   };
 
+  /** Where links point: PUBLIC_URL, a trusted proxy's forwarded host, or the request's own (public-url.ts). */
+  const publicUrls = new PublicUrls(config);
   const upstreams: Record<Group, string> = {
     event: config.EVENT_QUERY_URL,
     lbaas: config.LBAAS_QUOTA_URL,
@@ -356,7 +342,7 @@ export function buildGateway(deps: GatewayDeps): GatewayApp {
     }
     if (!identity) {
       res.writeHead(401, {
-        'WWW-Authenticate': `Keystone uri="${plainBaseUrl(req)}/identity"`,
+        'WWW-Authenticate': `Keystone uri="${publicUrls.base(req)}/identity"`,
         'Content-Type': 'application/json; charset=utf-8',
       });
       res.end(UNAUTHORIZED_BODY);
@@ -398,9 +384,7 @@ export function buildGateway(deps: GatewayDeps): GatewayApp {
     if (h['x-openstack-request-id'] === res.locals.requestId) h['x-stratum-client-request-id'] = res.locals.requestId as string;
     else delete h['x-stratum-client-request-id'];
     h['x-openstack-request-id'] = res.locals.requestId as string;
-    h['x-forwarded-host'] = (h['x-forwarded-host'] as string | undefined) ?? h.host ?? '';
-    h['x-forwarded-proto'] = (h['x-forwarded-proto'] as string | undefined) ?? ((req.socket as TLSSocket).encrypted ? 'https' : 'http');
-    h['x-forwarded-prefix'] = r.prefix;
+    publicUrls.forward(req, r.group, r.prefix);
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     req.originalUrl ??= url;
@@ -430,7 +414,7 @@ export function buildGateway(deps: GatewayDeps): GatewayApp {
       return;
     }
     if (r.kind === 'versions') {
-      res.json(GROUPS[r.group].versions(externalBaseUrl(req, r.prefix)));
+      res.json(GROUPS[r.group].versions(publicUrls.base(req, r.group, r.prefix)));
       return;
     }
     if (r.kind === 'health') {
@@ -450,7 +434,7 @@ export function buildGateway(deps: GatewayDeps): GatewayApp {
     );
   });
   app.get('/', (req, res) => {
-    res.json(octaviaVersions(externalBaseUrl(req)));
+    res.json(octaviaVersions(publicUrls.base(req, 'lbaas')));
   });
   app.get('/healthcheck', (_req, res) => {
     res.type('text/plain').send('OK');

@@ -4,6 +4,7 @@
 import { parseConfig } from '@stratum/http-kit';
 import { KeystoneEnv } from '@stratum/keystone';
 import { z } from 'zod';
+import { parseTrustedProxies } from './public-url';
 
 /**
  * A rate limit, `<requests>/<seconds>` (e.g. `600/60`: 600 requests a minute); `0` or empty = no limit.
@@ -25,6 +26,23 @@ export const RateLimit = z
   });
 export type RateLimit = z.infer<typeof RateLimit>;
 
+/** An absolute http(s) URL without query or fragment, or empty. */
+const PublicUrl = z
+  .string()
+  .trim()
+  .default('')
+  .refine((v) => {
+    if (v === '') return true;
+    try {
+      const u = new URL(v);
+      return (
+        (u.protocol === 'http:' || u.protocol === 'https:') && u.search === '' && u.hash === '' && u.username === '' && u.password === ''
+      );
+    } catch {
+      return false;
+    }
+  }, 'expected an absolute http(s) URL without query, fragment or credentials, e.g. https://api.example.com');
+
 export const GatewayEnv = z
   .object({
     HOST: z.string().default('127.0.0.1'),
@@ -33,6 +51,32 @@ export const GatewayEnv = z
     EVENT_QUERY_URL: z.url().default('http://127.0.0.1:8781'),
     LBAAS_QUOTA_URL: z.url().default('http://127.0.0.1:8782'),
     DOMAIN_QUOTA_URL: z.url().default('http://127.0.0.1:8783'),
+    /**
+     * The gateway's public URL (`https://api.example.com`), on which links are built (versions documents, paging
+     * links, WWW-Authenticate), followed by the group prefix the client used. Empty: the request's own Host, or a
+     * trusted proxy's forwarded host. Set it in production: it is keystonemiddleware's `www_authenticate_uri`.
+     */
+    PUBLIC_URL: PublicUrl,
+    /** A group's own public URL (its links use it as is, without a prefix); empty = PUBLIC_URL. */
+    PUBLIC_URL_EVENT: PublicUrl,
+    PUBLIC_URL_LBAAS: PublicUrl,
+    PUBLIC_URL_DOMAIN: PublicUrl,
+    /**
+     * Proxies (IP addresses or CIDR blocks, comma-separated) whose `Forwarded`/`X-Forwarded-*` headers are believed
+     * (oslo.middleware's `enable_proxy_headers_parsing`); empty (the default) = nobody's. From any other peer those
+     * headers are removed.
+     */
+    TRUSTED_PROXIES: z
+      .string()
+      .default('')
+      .transform((text, ctx) => {
+        try {
+          return parseTrustedProxies(text);
+        } catch (err) {
+          ctx.addIssue({ code: 'custom', message: (err as Error).message });
+          return z.NEVER;
+        }
+      }),
     /** Secret shared with the services for signing forwarded identities. */
     STRATUM_IDENTITY_SECRET: z.string().min(16, 'STRATUM_IDENTITY_SECRET must be at least 16 characters'),
     /**

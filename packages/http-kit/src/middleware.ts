@@ -169,17 +169,31 @@ export function errorHandler(render: ErrorRenderer, logger: Logger): ErrorReques
   };
 }
 
+/** `host[:port]` (a name, IPv4 or bracketed IPv6) and a plain path prefix: nothing that could end or split a link. */
+const LINK_HOST =
+  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+const LINK_PREFIX = /^(?:\/[A-Za-z0-9._~%-]+)*$/;
+const oneHeader = (req: Request, name: string): string | undefined => {
+  const v = req.headers[name];
+  return typeof v === 'string' ? v : undefined;
+};
+
 /**
- * The base URL the client used (`proto://host[prefix]`), honouring `X-Forwarded-Proto`/`X-Forwarded-Host` from the
- * gateway or a front proxy, so links in responses work from outside.
+ * The base URL links in a service's responses are built on (`proto://host[prefix]`): the `X-Forwarded-Proto`/
+ * `X-Forwarded-Host` the gateway sends, which it decided from its PUBLIC_URL or a trusted proxy and never copies from
+ * a client (gateway/src/public-url.ts); a service is reachable only with the gateway's signature. A value that is not
+ * a plain scheme or `host[:port]` is ignored for the request's own.
  */
 export function externalBaseUrl(req: Request, prefix = ''): string {
-  const proto = (req.headers['x-forwarded-proto'] as string | undefined)?.split(',')[0] ?? req.protocol;
-  const host = (req.headers['x-forwarded-host'] as string | undefined) ?? req.headers.host ?? 'localhost';
-  return `${proto}://${host}${prefix}`;
+  const fproto = oneHeader(req, 'x-forwarded-proto');
+  const fhost = oneHeader(req, 'x-forwarded-host');
+  const own = req.headers.host && LINK_HOST.test(req.headers.host) ? req.headers.host : 'localhost';
+  const proto = fproto === 'http' || fproto === 'https' ? fproto : req.protocol;
+  const host = fhost !== undefined && LINK_HOST.test(fhost) ? fhost : own;
+  return `${proto}://${host}${LINK_PREFIX.test(prefix) ? prefix : ''}`;
 }
 
-/** The base URL the client addressed through the gateway, with the group prefix the gateway forwarded. */
+/** The base URL the client addressed through the gateway, with the path prefix the gateway forwarded. */
 export function forwardedBaseUrl(req: Request): string {
-  return externalBaseUrl(req, (req.headers['x-forwarded-prefix'] as string | undefined) ?? '');
+  return externalBaseUrl(req, oneHeader(req, 'x-forwarded-prefix') ?? '');
 }
