@@ -82,6 +82,21 @@ type Middleware = (req: PlainRequest, res: PlainResponse, next: Next) => void;
 /** The route group a request was resolved to, for metrics and logs (`gateway` for the gateway's own answers). */
 const groupOf = (res: PlainResponse): string => (res.locals.group as string | undefined) ?? 'gateway';
 
+const ABSOLUTE_FORM = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i;
+
+/**
+ * A request target in origin form (`/path?query`). An HTTP/1.1 server must accept the absolute form
+ * (`http://host/path`, RFC 9112 §3.2.2); its authority is dropped rather than trusted: links come from PUBLIC_URL or
+ * the Host header as for any request. Other targets (`*`, authority form) are left as they are (a 404).
+ */
+export function originForm(target: string): string {
+  if (target.startsWith('/')) return target;
+  const m = ABSOLUTE_FORM.exec(target);
+  if (!m) return target;
+  const rest = target.slice(m[0].length);
+  return rest.startsWith('/') ? rest : `/${rest}`;
+}
+
 /** The path of a request URL (express's `req.path`). */
 const pathOf = (url: string): string => {
   const q = url.indexOf('?');
@@ -183,7 +198,7 @@ function answerClientError(err: NodeJS.ErrnoException & { rawPacket?: Buffer }, 
   const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
   const line = err.rawPacket?.subarray(0, 4096).toString('latin1') ?? '';
   const target = /^[A-Z]+ ([^ ?\r\n]*)/.exec(line)?.[1];
-  const group = target === undefined ? undefined : groupOfPath(target);
+  const group = target === undefined ? undefined : groupOfPath(originForm(target));
   const message =
     status === 431
       ? `The request line and headers are larger than ${MAX_REQUEST_HEAD_BYTES} bytes.`
@@ -445,6 +460,7 @@ export function buildGateway(deps: GatewayDeps): GatewayApp {
   app.use(errorHandler(renderKeystoneError, logger));
 
   const front = ((req: IncomingMessage, res: ServerResponse) => {
+    if (req.url !== undefined && !req.url.startsWith('/')) req.url = originForm(req.url);
     if ((req.url?.length ?? 0) > MAX_REQUEST_HEAD_BYTES || headSize(req) > MAX_REQUEST_HEAD_BYTES) {
       const group = groupOfPath(pathOf(req.url ?? '/'));
       res.shouldKeepAlive = false;

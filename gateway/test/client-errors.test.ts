@@ -89,6 +89,29 @@ describe('client errors are 4xx in the group’s shape', () => {
     }
   });
 
+  it('an absolute-form request target is routed by its path; its authority is never echoed', async () => {
+    const caps = await sendRaw(gateway.url, { path: 'http://evil.example/v2/capabilities', headers: admin() });
+    expect(caps.status).toBe(200);
+    expect(caps.text).not.toContain('evil.example');
+    const lb = await sendRaw(gateway.url, {
+      method: 'POST',
+      path: 'HTTP://evil.example:80/v2/quotas/p-absolute/usage',
+      headers: { ...admin(), 'Content-Type': 'application/json' },
+      body: Buffer.from('{"consume":{"constructor":1}}'),
+    });
+    expect(lb.status).toBe(400);
+    expect(shapeOf('lbaas', 400, lb.body)).toBe(true);
+    const long = await sendRaw(gateway.url, {
+      path: `http://evil.example/v2.0/quotas/defaults?marker=${'x'.repeat(17_000)}`,
+      headers: admin(),
+    });
+    expect(long.status).toBe(431);
+    expect(shapeOf('lbaas', 431, long.body)).toBe(true);
+    const none = await sendRaw(gateway.url, { path: 'http://evil.example', headers: admin() });
+    expect(none.status).toBe(200);
+    expect(none.text).not.toContain('evil.example');
+  });
+
   it.each([
     ['event', '/event'],
     ['lbaas', '/load-balancer/'],
