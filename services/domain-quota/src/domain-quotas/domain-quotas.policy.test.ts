@@ -1,12 +1,12 @@
 import { join } from 'node:path';
 import { checkSampleFile } from '@stratum/policy';
-import { DOMAIN_SERVICE_RULES } from './domain-quotas.policy';
+import { DOMAIN_POLICY_TITLE, DOMAIN_SERVICE_RULES } from './domain-quotas.policy';
 
 describe('domain-quota policy sample', () => {
   it('etc/policy.yaml.sample lists every rule with its default (UPDATE_POLICY_SAMPLES=1 rewrites it)', () => {
     const { actual, expected } = checkSampleFile(
       join(__dirname, '..', '..', 'etc', 'policy.yaml.sample'),
-      'Policy of the domain-quota service (department quotas and their registry): every rule, commented out at its default.',
+      DOMAIN_POLICY_TITLE,
       DOMAIN_SERVICE_RULES,
     );
     expect(actual).toBe(expected);

@@ -55,6 +55,10 @@ export const DOMAIN_QUOTA_RULES: readonly RuleDefault[] = [
 /** Every rule of the domain-quota service, in the sample file's order. */
 export const DOMAIN_SERVICE_RULES: readonly RuleDefault[] = [...DOMAIN_QUOTA_RULES, ...REGISTRY_RULES];
 
+/** The first line of etc/policy.yaml.sample. */
+export const DOMAIN_POLICY_TITLE =
+  'Policy of the domain-quota service (department quotas and their registry): every rule, commented out at its default.';
+
 /** The department quota router's action names → the policy rules they check. */
 const RULE_OF = {
   'domain_quota:get': 'identity:get_domain_quota',

@@ -60,6 +60,9 @@ export const EVENT_RULES: readonly RuleDefault[] = [
 /** Every rule of the event-query service, in the sample file's order. */
 export const EVENT_SERVICE_RULES: readonly RuleDefault[] = [...EVENT_RULES, ...INGEST_RULES];
 
+/** The first line of etc/policy.yaml.sample. */
+export const EVENT_POLICY_TITLE = 'Policy of the event-query service (Panko API): every rule, commented out at its default.';
+
 /** The operations checked against a named rule (the visibility rules are `segregation`). */
 export type EventAction = 'telemetry:events:index' | 'telemetry:events:show' | 'telemetry:event_types:index' | 'telemetry:events:create';
 

@@ -118,6 +118,9 @@ export const QUOTA_RULES: readonly RuleDefault[] = [
   },
 ];
 
+/** The first line of etc/policy.yaml.sample. */
+export const QUOTA_POLICY_TITLE = 'Policy of the lbaas-quota service (Octavia quota API): every rule, commented out at its default.';
+
 /** The router's action names → the policy rules they check. */
 const RULE_OF = {
   'quota:get_all-global': 'os_load-balancer_api:quota:get_all-global',
