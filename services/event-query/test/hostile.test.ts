@@ -175,6 +175,14 @@ describe('group A: hostile names and bodies', () => {
     }
   });
 
+  it.each(['/v2/events', '/v2/query/events'])('POST %s with a body that is JSON but not an object is a 400', async (path) => {
+    for (const body of ['null', '[]', '"x"', '1']) {
+      const res = await request(ctx.stack.gateway).post(path).set(as('admin')).set('Content-Type', 'application/json').send(body);
+      expect({ body, status: res.status }).toEqual({ body, status: 400 });
+      expectPankoClientError(res);
+    }
+  });
+
   describe('POST /v2/ingest/events with garbage bodies', () => {
     const ingest = (body: string | Buffer, contentType = 'application/json') =>
       request(ctx.stack.gateway).post('/v2/ingest/events').set(as('admin')).set('Content-Type', contentType).send(body);

@@ -60,7 +60,7 @@ export function eventsRouter(events: EventsService): Router {
   r.all('/v2/events/:messageId', methodNotAllowed('GET'));
 
   r.post('/v2/query/events', async (req, response) => {
-    const parsed = ComplexQueryBody.safeParse(req.body ?? {});
+    const parsed = ComplexQueryBody.safeParse(req.body === undefined ? {} : req.body);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       throw new AppError(400, `Invalid query body: ${issue?.path.join('.') || 'body'}: ${issue?.message}`);
