@@ -65,10 +65,16 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
     STRATUM_IDENTITY_SECRET: opts.identitySecret,
     ...opts.env,
   };
+  const policyFile = (service: string) => (common as Record<string, string | undefined>)[`${service}_POLICY_FILE`] ?? '';
   const pieces: [keyof StackPorts, string, Record<string, string>][] = [
-    ['eventQuery', 'services/event-query/src/server.ts', { PORT: String(opts.ports.eventQuery) }],
-    ['lbaasQuota', 'services/lbaas-quota/src/server.ts', { PORT: String(opts.ports.lbaasQuota) }],
-    ['domainQuota', 'services/domain-quota/src/server.ts', { PORT: String(opts.ports.domainQuota) }],
+    // Each service's own policy file (its rule names differ from the others'): <SERVICE>_POLICY_FILE becomes its POLICY_FILE.
+    ['eventQuery', 'services/event-query/src/server.ts', { PORT: String(opts.ports.eventQuery), POLICY_FILE: policyFile('EVENT_QUERY') }],
+    ['lbaasQuota', 'services/lbaas-quota/src/server.ts', { PORT: String(opts.ports.lbaasQuota), POLICY_FILE: policyFile('LBAAS_QUOTA') }],
+    [
+      'domainQuota',
+      'services/domain-quota/src/server.ts',
+      { PORT: String(opts.ports.domainQuota), POLICY_FILE: policyFile('DOMAIN_QUOTA') },
+    ],
     [
       'gateway',
       'gateway/src/server.ts',
