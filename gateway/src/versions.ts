@@ -2,7 +2,7 @@
  * Versions documents, one per group, each in its upstream's shape.
  */
 
-/** The base URL the client used (honours X-Forwarded-* from a front proxy). */
+/** The base URL links point at: PUBLIC_URL, a trusted proxy's forwarded origin, or the request's own (public-url.ts). */
 export type BaseUrl = string;
 
 /**
