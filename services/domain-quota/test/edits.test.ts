@@ -51,6 +51,10 @@ describe('group C: ETag and If-Match, dry runs, the audit log, project allocatio
     expect((await patch({ region: 'R1', cores: 1000 }, '?dry_run=true')).status).toBe(409);
     expect((await patch({ region: 'R1', cores: 1 }, '?dry_run=true')).status).toBe(409); // below the project's 4
     expect((await patch({ region: 'R1', cores: 1 }, '?dry_run=maybe')).status).toBe(400);
+    expect((await patch({ region: 'R1', cores: 1 }, '?dry_run=true&dry_run=false')).status).toBe(400);
+    // oslo.utils' bool_from_string spellings are a dry run too.
+    for (const v of ['1', 'True', 'yes']) expect((await patch({ region: 'R1', cores: 31 }, `?dry_run=${v}`)).status).toBe(200);
+    expect((await request(stack.gateway).get(`/v3/domain_quotas/${D}`).set(admin())).body.domain.R1.quotas.cores).toBe(22);
   });
 
   it('the audit log records accepted and refused changes (who, request id, region, item, old, new, outcome), for cloud admins only', async () => {

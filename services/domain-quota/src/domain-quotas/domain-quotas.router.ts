@@ -6,14 +6,14 @@ import { AppError, identityOf, methodNotAllowed } from '@stratum/http-kit';
 import { type Request, Router } from 'express';
 import { type AuditLog, actorOf } from '../audit/audit.log';
 import { DEFAULT_DOMAIN_POLICY, type DomainQuotaPolicy } from './domain-quotas.policy';
+import { DryRunQuery } from './domain-quotas.schema';
 import type { DomainQuotasService } from './domain-quotas.service';
 
-/** `?dry_run=true|false`. @throws AppError 400 for another value. */
+/** `?dry_run=` (DryRunQuery). @throws AppError 400 for a value bool_from_string does not read. */
 function dryRunOf(req: Request): boolean {
-  const v = req.query.dry_run;
-  if (v === undefined) return false;
-  if (v === 'true' || v === 'false') return v === 'true';
-  throw new AppError(400, 'Invalid input: dry_run must be true or false');
+  const parsed = DryRunQuery.safeParse({ dry_run: req.query.dry_run });
+  if (!parsed.success) throw new AppError(400, 'Invalid input: dry_run must be true or false');
+  return parsed.data.dry_run ?? false;
 }
 
 /** The department quota routes; `policy` is the service's enforcer (its defaults unless POLICY_FILE overrides them). */

@@ -30,8 +30,22 @@ export function quotaPatchBody<W extends string>(wrapper: W) {
   return z.strictObject({ [wrapper]: inner } as Record<W, typeof inner>);
 }
 
-/** `?dry_run=`: run every check and write nothing. */
-export const DryRunQuery = z.object({ dry_run: z.enum(['true', 'false']).optional() });
+const TRUE_STRINGS = ['1', 't', 'true', 'on', 'y', 'yes'];
+const FALSE_STRINGS = ['0', 'f', 'false', 'off', 'n', 'no'];
+
+/**
+ * `?dry_run=`: run every check and write nothing. The strings oslo.utils' bool_from_string reads (any case); any
+ * other value is refused, so a typo never turns a dry run into a write.
+ */
+export const DryRunQuery = z.object({
+  dry_run: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .pipe(z.enum([...TRUE_STRINGS, ...FALSE_STRINGS] as [string, ...string[]]))
+    .transform((v) => TRUE_STRINGS.includes(v))
+    .optional(),
+});
 
 /** Query string of a department's audit log. */
 export const AuditQuery = z.object({
