@@ -264,6 +264,22 @@ export function foldedCauses(causes: Map<string, Count>): [string, Count][] {
   return [...out.entries()].sort((a, b) => b[1].count - a[1].count);
 }
 
+/** Causes merged whatever the mutations (warnings are about the answer, not the request): one per kind and group. */
+function byKindAndGroup(causes: Map<string, Count>): [string, Count][] {
+  const out = new Map<string, Count>();
+  for (const c of causes.values()) {
+    const key = `${c.kind} [${c.group}]`;
+    const into = out.get(key);
+    if (!into) {
+      out.set(key, { ...c, operations: new Map(c.operations) });
+      continue;
+    }
+    into.count += c.count;
+    for (const [op, n] of c.operations) inc(into.operations, op, n);
+  }
+  return [...out.entries()].sort((a, b) => b[1].count - a[1].count);
+}
+
 /** Adds one judged request to the tally. */
 export function record(t: Tally, at: string, req: FuzzRequest, outcome: WireOutcome, groups: GroupMap, fx?: Fixtures): void {
   const v = judge(groups, req, outcome, fx);
@@ -505,7 +521,7 @@ export function tallyMarkdown(t: Tally, opts: { maxCauses?: number } = {}): stri
   const classes = ['2xx', '3xx', '4xx', '5xx', 'timeout', 'closed', 'abandoned'];
   const out: string[] = [];
   const failures = foldedCauses(t.failures);
-  const warnings = foldedCauses(t.warnings);
+  const warnings = byKindAndGroup(t.warnings);
   out.push(
     `- ${fmt(t.requests)} requests in ${t.seconds.toFixed(1)} s (${fmt(Math.round(t.requests / Math.max(t.seconds, 0.001)))}/s), seed ${t.seed}`,
     `- status classes: ${classes.map((c) => `${c} ${fmt(t.classes[c] ?? 0)}`).join(', ')}`,
