@@ -142,7 +142,8 @@ export function parseListInput(query: Record<string, unknown>, body: unknown): L
   // No body at all is undefined; a JSON `null` is a body, and not an object.
   const emptyObject = typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0;
   if (body !== undefined && !emptyObject) {
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new AppError(400, 'The request body must be a JSON object.');
+    if (body === null || typeof body !== 'object' || Array.isArray(body))
+      throw new AppError(400, 'The request body must be a JSON object.');
     for (const [key, value] of Object.entries(body as Record<string, unknown>)) {
       if (!LIST_ARGS.has(key)) throw new AppError(400, `Unknown argument: "${key}"`);
       if (given.has(key)) throw new AppError(400, `Parameter ${key} was given several times`);
