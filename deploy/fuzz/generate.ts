@@ -1170,7 +1170,7 @@ function decodes(coding: string, bytes: Buffer | undefined): boolean {
 /** True when the draft's body is not one the operation's schema accepts (missing, not JSON, or not matching). */
 function invalidBody(op: Operation, resolve: (s: Schema) => Schema, d: Draft): boolean {
   if (!op.body) return false;
-  if (d.body === undefined) return op.bodyRequired;
+  if (d.body === undefined || ('bytes' in d.body && d.body.bytes.length === 0)) return op.bodyRequired;
   if ('json' in d.body) return !accepts(op.body, d.body.json, resolve);
   try {
     // A leading BOM may be ignored (RFC 8259 §8.1), as body-parser does.

@@ -123,7 +123,8 @@ export function operationsOf(doc: unknown): { operations: Operation[]; groups: G
         prefixes: ['', ...servers],
         params: (op.parameters ?? []).map((p) => ({ ...p, schema: resolve(p.schema ?? {}) })),
         ...(body ? { body } : {}),
-        bodyRequired: Boolean(op.requestBody?.required ?? body),
+        // OpenAPI: a request body is optional unless `required: true`.
+        bodyRequired: op.requestBody?.required === true,
         public: Array.isArray(op.security) && op.security.length === 0,
       });
     }
