@@ -137,18 +137,32 @@ export async function startTestStack(opts: TestStackOptions = {}): Promise<TestS
   const tokensFile = join(dir, 'tokens.json');
   writeFileSync(tokensFile, JSON.stringify(file));
 
-  const config = loadGatewayConfig({
-    STRATUM_IDENTITY_SECRET: secret,
-    TOKENS_FILE: tokensFile,
-    EVENT_QUERY_URL: eqSrv.url,
-    LBAAS_QUOTA_URL: lbSrv.url,
-    DOMAIN_QUOTA_URL: dqSrv.url,
-    UPSTREAM_TIMEOUT_MS: '5000',
-    LOG_LEVEL: 'silent',
-    ...opts.upstreamOverride,
-    ...opts.gatewayEnv,
-  });
-  const gatewayDeps = await createGatewayDeps(config, opts.gatewayLogger ?? logger, { redisPrefix: `stratum:test:${database}:gateway:` });
+  /** Stops the services and drops the stack's database (also when the gateway fails to start). */
+  const closeServices = async () => {
+    for (const s of [eqSrv, lbSrv, dqSrv]) s.server.closeAllConnections();
+    await Promise.all([eqSrv, lbSrv, dqSrv].map((s) => new Promise((ok) => s.server.close(ok))));
+    await eq.store.db.dropDatabase().catch(() => undefined);
+    await Promise.all([eq.close(), lb.close(), dq.close()]);
+  };
+  let gatewayDeps: GatewayDeps;
+  try {
+    const config = loadGatewayConfig({
+      STRATUM_IDENTITY_SECRET: secret,
+      TOKENS_FILE: tokensFile,
+      EVENT_QUERY_URL: eqSrv.url,
+      LBAAS_QUOTA_URL: lbSrv.url,
+      DOMAIN_QUOTA_URL: dqSrv.url,
+      UPSTREAM_TIMEOUT_MS: '5000',
+      LOG_LEVEL: 'silent',
+      ...opts.upstreamOverride,
+      ...opts.gatewayEnv,
+    });
+    gatewayDeps = await createGatewayDeps(config, opts.gatewayLogger ?? logger, { redisPrefix: `stratum:test:${database}:gateway:` });
+  } catch (err) {
+    // A gateway that refuses its configuration must not leave the services (and their connections) running.
+    await closeServices();
+    throw err;
+  }
   const gateway = buildGateway(gatewayDeps);
 
   return {
@@ -164,10 +178,7 @@ export async function startTestStack(opts: TestStackOptions = {}): Promise<TestS
     gatewayDeps,
     close: async () => {
       await gatewayDeps.close();
-      for (const s of [eqSrv, lbSrv, dqSrv]) s.server.closeAllConnections();
-      await Promise.all([eqSrv, lbSrv, dqSrv].map((s) => new Promise((ok) => s.server.close(ok))));
-      await eq.store.db.dropDatabase().catch(() => undefined);
-      await Promise.all([eq.close(), lb.close(), dq.close()]);
+      await closeServices();
     },
   };
 }
