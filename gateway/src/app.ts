@@ -8,6 +8,7 @@
  * together. Every other path (versions documents, health, readiness, OpenAPI, Keystone look-ups, 404) is served by
  * the express app, with the same request id, access log and metrics middleware.
  */
+import { randomUUID } from 'node:crypto';
 import { Agent, type ClientRequest, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
@@ -208,7 +209,7 @@ function answerClientError(err: NodeJS.ErrnoException & { rawPacket?: Buffer }, 
   const body = JSON.stringify((group ? GROUPS[group].render : renderKeystoneError)(status, message));
   socket.end(
     `HTTP/1.1 ${status} ${reasonPhrase(status)}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-      `Connection: close\r\n\r\n${body}`,
+      `X-Openstack-Request-Id: req-${randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
   );
 }
 

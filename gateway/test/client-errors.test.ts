@@ -199,6 +199,7 @@ describe('client errors are 4xx in the group’s shape', () => {
     const huge = await sendRaw(gateway.url, { raw: `GET ${prefix}${'a'.repeat(200_000)} HTTP/1.1\r\nHost: x\r\n\r\n` });
     expect(huge.status).toBe(431);
     expect(shapeOf(group, 431, huge.body) || shapeOf('domain', 431, huge.body)).toBe(true);
+    expect(huge.headers['x-openstack-request-id']).toMatch(/^req-[0-9a-f-]{36}$/);
   });
 
   it.each([
@@ -212,6 +213,8 @@ describe('client errors are 4xx in the group’s shape', () => {
     const res = await sendRaw(gateway.url, { raw: `GET ${path} HTTP/1.1\r\nHost: x\r\nX-Auth-Token: t\r\nConnection: close\r\n\r\n` });
     expect(res.status).toBe(400);
     expect(shapeOf(group, 400, res.body)).toBe(true);
+    // Every answer carries a request id, even one node's parser refused before any middleware ran.
+    expect(res.headers['x-openstack-request-id']).toMatch(/^req-[0-9a-f-]{36}$/);
   });
 
   it.each([
