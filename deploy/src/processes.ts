@@ -101,7 +101,9 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
         spawn(process.execPath, ['--import', 'tsx', join(ROOT, file)], {
           cwd: ROOT,
           env: { ...common, ...env },
-          stdio: ['ignore', opts.stdio ?? 'inherit', 'inherit'],
+          // The IPC channel is how a child learns its launcher is gone (even after kill -9): it closes, and the
+          // child shuts down (http-kit's serve) rather than live on as an orphan holding its port.
+          stdio: ['ignore', opts.stdio ?? 'inherit', 'inherit', 'ipc'],
         });
       processes[name] = new Supervised(name, spawnChild, logger, policy);
       Object.defineProperty(pids, name, { enumerable: true, get: () => processes[name].pid });

@@ -14,7 +14,8 @@ import type { Logger } from 'pino';
 
 /**
  * Listens on `host:port` (port 0 = ephemeral) and installs graceful shutdown that stops accepting connections,
- * then runs `close` (store and cache connections).
+ * then runs `close` (store and cache connections): on SIGTERM, SIGINT, or when the IPC channel of the launcher that
+ * started the process closes.
  * @returns the bound port.
  */
 export async function serve(app: Listenable, host: string, port: number, logger: Logger, close: () => Promise<void>): Promise<number> {
@@ -36,6 +37,12 @@ export async function serve(app: Listenable, host: string, port: number, logger:
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
+  // Started by a launcher with an IPC channel (deploy/src/processes.ts): the channel closes when the launcher exits,
+  // however it died, and the process stops with it instead of living on as an orphan.
+  if (process.channel) {
+    process.channel.unref();
+    process.once('disconnect', () => stop('launcher exited'));
+  }
   return bound;
 }
 
