@@ -5,7 +5,16 @@
  */
 import { UNLIMITED } from '@stratum/quota-items';
 import { emptyQuotaSet, type ItemChange, type QuotaSetState } from '../registry/registry.repository';
-import { type ChildRecord, expectedSums, pendingOf, prunedMarks, withReservation, withSettled } from './domain-quotas.allocation';
+import {
+  type ChildRecord,
+  expectedSums,
+  isFenced,
+  pendingOf,
+  prunedMarks,
+  withMark,
+  withReservation,
+  withSettled,
+} from './domain-quotas.allocation';
 
 /** A small deterministic PRNG (mulberry32), so a failure replays. */
 function rng(seed: number) {
@@ -117,6 +126,81 @@ describe('quota tree edit protocol arithmetic', () => {
       }
       expect(parent.pending).toBeUndefined();
       expect(norm(parent)).toEqual(norm(expectedSums(children, undefined)));
+    }
+  });
+
+  it('a fence outlives its pruning: a slow edit rolled back by a reconciler cannot apply later', () => {
+    // e1 and e2 reserved on d:x (revisions 2 and 3); both outlive the lease and a reconciler fences and rolls back
+    // each, the second fence write pruning the first (settled) one. e1's process was only slow: its step 2 refuses.
+    const child = { ref: 'd:x', quotas: { cores: 10_000 }, edits: {} as ChildRecord['edits'] };
+    const changes = (next: number): ItemChange[] => [{ item: 'cores', old: 10_000, next }];
+    let parent: QuotaSetState = { ...emptyQuotaSet('R', 'default'), allocated: { cores: 10_000 } };
+    parent = withReservation(parent, 'e1', { child: 'd:x', changes: changes(4000), at: 1 }); // revision 2
+    parent = withReservation(parent, 'e2', { child: 'd:x', changes: changes(6000), at: 1 }); // revision 3
+    Object.assign(child, withMark(child, 'e1', { rev: 3, outcome: 'aborted' }, parent.pending));
+    parent = withSettled(parent, 'e1', 'back') as QuotaSetState; // revision 4
+    Object.assign(child, withMark(child, 'e2', { rev: 4, outcome: 'aborted' }, parent.pending));
+    parent = withSettled(parent, 'e2', 'back') as QuotaSetState; // revision 5
+    expect(Object.keys(child.edits ?? {})).toEqual(['e2']); // e1's fence was pruned...
+    expect(isFenced(child, 'e1', 2)).toBe(true); // ...and e1 still refuses
+    expect(isFenced(child, 'e2', 3)).toBe(true);
+    expect(isFenced(child, 'e3', 5)).toBe(false); // an edit reserved after the pruning goes ahead
+    expect(norm(parent)).toEqual(norm(expectedSums([child], parent.pending)));
+  });
+
+  it('holds expectedSums when reconcilers settle edits whose process was only slow (their step 2 comes later)', () => {
+    for (let seed = 1; seed <= 300; seed++) {
+      const rand = rng(seed);
+      const pick = <T>(xs: T[]) => xs[Math.floor(rand() * xs.length)] as T;
+      const children: ChildRecord[] = ['d:a', 'd:b'].map((ref) => ({ ref, quotas: {}, edits: {} }));
+      let parent: QuotaSetState = emptyQuotaSet('R', 'default');
+      let rev = 1;
+      type Live = { id: string; child: ChildRecord; c: ItemChange; applied: boolean; rev: number; pending: QuotaSetState['pending'] };
+      const live: Live[] = [];
+      let n = 0;
+      for (let step = 0; step < 80; step++) {
+        const r = rand();
+        if (r < 0.35) {
+          // Step 1 (revision `rev` holds the reservation).
+          const child = pick(children);
+          const c = { item: 'cores', old: child.quotas.cores ?? 0, next: Math.floor(rand() * 5) * 1000 };
+          if (c.next === c.old) continue;
+          const id = `e${++n}`;
+          parent = withReservation(parent, id, { child: child.ref, changes: [c], at: step });
+          rev++;
+          live.push({ id, child, c, applied: false, rev, pending: parent.pending });
+        } else if (r < 0.6) {
+          // Step 2, possibly of an edit a reconciler already settled: refused when fenced or stale (then settles back).
+          const e = pick(live.filter((x) => !x.applied));
+          if (!e) continue;
+          if ((e.child.quotas.cores ?? 0) !== e.c.old || isFenced(e.child, e.id, e.rev)) {
+            parent = withSettled(parent, e.id, 'back') ?? parent;
+            rev++;
+            live.splice(live.indexOf(e), 1);
+          } else {
+            Object.assign(e.child, withMark(e.child, e.id, { rev: e.rev, outcome: 'applied' }, e.pending));
+            e.child.quotas = { cores: e.c.next };
+            e.applied = true;
+          }
+        } else if (r < 0.8) {
+          // Step 3 (a no-op when a reconciler settled it first).
+          const e = pick(live.filter((x) => x.applied));
+          if (!e) continue;
+          parent = withSettled(parent, e.id, 'forward') ?? parent;
+          rev++;
+          live.splice(live.indexOf(e), 1);
+        } else {
+          // A reconciler settles an edit past its lease; half the time its process was only slow and goes on.
+          const e = pick(live);
+          if (!e || !pendingOf(parent, e.id)) continue;
+          const mark = e.child.edits?.[e.id];
+          if (!mark) Object.assign(e.child, withMark(e.child, e.id, { rev, outcome: 'aborted' }, parent.pending));
+          parent = withSettled(parent, e.id, mark?.outcome === 'applied' ? 'forward' : 'back') ?? parent;
+          rev++;
+          if (rand() < 0.5) live.splice(live.indexOf(e), 1);
+        }
+        expect(norm(parent)).toEqual(norm(expectedSums(children, parent.pending)));
+      }
     }
   });
 });

@@ -6,6 +6,8 @@
 import { UNLIMITED } from '@stratum/quota-items';
 import {
   CLOUD_DOMAIN_ID,
+  type EditFence,
+  type EditMark,
   type EditMarks,
   type ItemChange,
   type PendingEdit,
@@ -173,6 +175,32 @@ export function prunedMarks(
     if (m.rev > parentRev || (parentPending && Object.hasOwn(parentPending, id))) out[id] = m;
   }
   return out;
+}
+
+/**
+ * A child's marks with `mark` recorded for edit `id`, pruned as of the parent at revision `mark.rev` (whose edits in
+ * flight are `parentPending`). A pruned `aborted` mark is a fence whose edit may belong to a process that was only
+ * slow, and whose step 2 may still come: `fenced_upto` rises to `mark.rev`, so that step 2 still refuses (isFenced).
+ */
+export function withMark(
+  child: Partial<EditFence>,
+  id: string,
+  mark: EditMark,
+  parentPending: Record<string, PendingEdit> | undefined,
+): EditFence {
+  const kept = prunedMarks(child.edits, mark.rev, parentPending);
+  const droppedFence = Object.entries(child.edits ?? {}).some(([k, m]) => m.outcome === 'aborted' && !Object.hasOwn(kept, k));
+  const fencedUpto = droppedFence ? Math.max(child.fenced_upto ?? 0, mark.rev) : child.fenced_upto;
+  return { edits: { ...kept, [id]: mark }, ...(fencedUpto === undefined ? {} : { fenced_upto: fencedUpto }) };
+}
+
+/**
+ * Whether step 2 of edit `id`, reserved at parent revision `reservedRev`, must refuse: the child holds a mark of it
+ * (fenced off by a reconciler), or fences of edits reserved up to `fenced_upto` >= `reservedRev` were pruned and its
+ * own may have been one of them. A refused edit settles back and starts again on a new id.
+ */
+export function isFenced(child: Partial<EditFence>, id: string, reservedRev: number): boolean {
+  return Object.hasOwn(child.edits ?? {}, id) || reservedRev <= (child.fenced_upto ?? 0);
 }
 
 /** A child of a parent as the sum check reads it: its reference (`d:<domain>` or `p:<project>`), quotas and marks. */

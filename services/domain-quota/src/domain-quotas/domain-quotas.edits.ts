@@ -17,7 +17,11 @@
  * it rolls forward (step 3); otherwise it first marks the edit `aborted` on the child (so a late step 2 of a process
  * that was only slow refuses) and then rolls back. Settling removes the pending record in the same conditional write
  * that moves `allocated`, so two settlers (the edit itself, reconcilers on several replicas) never release twice.
- * Marks are pruned from a child once the parent no longer holds their edit (prunedMarks).
+ * Marks are pruned from a child once the parent no longer holds their edit (prunedMarks). A fence outlives its
+ * edit's settlement, though: a process that was only slow (a stall past the lease) may reach step 2 after a reconciler
+ * rolled its edit back, and must still refuse. So pruning a fence raises the child's `fenced_upto` to the parent
+ * revision it pruned at, and step 2 refuses an edit reserved at or below it (withMark, isFenced); such an edit settles
+ * back and starts again.
  */
 import { randomUUID } from 'node:crypto';
 import { AppError } from '@stratum/http-kit';
@@ -25,7 +29,7 @@ import { fromMilli, UNLIMITED } from '@stratum/quota-items';
 import { type Decision, RevisionConflictError } from '@stratum/revisions';
 import {
   CLOUD_DOMAIN_ID,
-  type EditMarks,
+  type EditFence,
   type PendingEdit,
   type QuotaSetState,
   quotaSetId,
@@ -36,10 +40,11 @@ import {
   childItem,
   conflictsOf,
   type ItemChange,
+  isFenced,
   parentItem,
   pendingOf,
-  prunedMarks,
   quotaOf,
+  withMark,
   withReservation,
   withSettled,
 } from './domain-quotas.allocation';
@@ -51,11 +56,10 @@ const NO_PARENT = { quota: UNLIMITED, allocated: 0 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A child (department or project) as step 2 sees it: a project has no children of its own. */
-export interface ChildView {
+export interface ChildView extends EditFence {
   quotas: Values;
   allocated: Values;
   unlimited: Values;
-  edits: EditMarks;
 }
 type Refusal = 'stale' | 'fenced' | QuotaErrorDetail[];
 
@@ -155,22 +159,26 @@ export class QuotaTreeEdits {
     region: string,
     parentOwner: string,
     ref: string,
-    decide: (cur: ChildView) => Decision<{ quotas: Values; edits: EditMarks }, R>,
+    decide: (cur: ChildView) => Decision<{ quotas: Values } & EditFence, R>,
   ): Promise<R> {
     const id = ref.slice(2);
+    const fence = (s: Partial<EditFence>) => ({
+      edits: s.edits ?? {},
+      ...(s.fenced_upto === undefined ? {} : { fenced_upto: s.fenced_upto }),
+    });
     if (ref.startsWith('d:')) {
       const { result } = await this.repo.changeQuotaSet<R>(region, id, (cur) => {
         const s = cur.state;
-        const d = decide({ quotas: s.quotas, allocated: s.allocated, unlimited: s.unlimited, edits: s.edits ?? {} });
-        return d.next ? { next: { ...s, quotas: d.next.quotas, edits: d.next.edits }, result: d.result } : { result: d.result };
+        const d = decide({ quotas: s.quotas, allocated: s.allocated, unlimited: s.unlimited, ...fence(s) });
+        return d.next ? { next: { ...s, quotas: d.next.quotas, ...fence(d.next) }, result: d.result } : { result: d.result };
       });
       return result;
     }
     const { result } = await this.repo.changeProjectQuota<R>(region, id, parentOwner, (cur) => {
       const s = cur.state;
-      const d = decide({ quotas: s.quotas, allocated: {}, unlimited: {}, edits: s.edits ?? {} });
+      const d = decide({ quotas: s.quotas, allocated: {}, unlimited: {}, ...fence(s) });
       return d.next
-        ? { next: { ...s, domain_id: parentOwner, quotas: d.next.quotas, edits: d.next.edits }, result: d.result }
+        ? { next: { ...s, domain_id: parentOwner, quotas: d.next.quotas, ...fence(d.next) }, result: d.result }
         : { result: d.result };
     });
     return result;
@@ -215,16 +223,16 @@ export class QuotaTreeEdits {
       // 2. On the child: not fenced off, still the values decided on, and its own children still fit.
       const next = Object.fromEntries(changes.map((c) => [c.item, c.next]));
       const outcome = await this.changeChild<'ok' | Refusal>(region, parentOwner, ref, (cur) => {
-        if (Object.hasOwn(cur.edits, id)) return { result: 'fenced' };
+        if (isFenced(cur, id, parentRev)) return { result: 'fenced' };
         if (changes.some((c) => (Object.hasOwn(cur.quotas, c.item) ? cur.quotas[c.item] : 0) !== c.old)) return { result: 'stale' };
         const own = changes.flatMap((c) => conflictsOf(region, c, NO_PARENT, childItem(cur, c.item), fromMilli));
         if (own.length > 0) return { result: own };
-        const edits = { ...prunedMarks(cur.edits, parentRev, parentPending), [id]: { rev: parentRev, outcome: 'applied' as const } };
-        return { next: { quotas: { ...cur.quotas, ...next }, edits }, result: 'ok' };
+        const marks = withMark(cur, id, { rev: parentRev, outcome: 'applied' }, parentPending);
+        return { next: { quotas: { ...cur.quotas, ...next }, ...marks }, result: 'ok' };
       });
       if (outcome !== 'ok') {
-        // A fenced edit was already rolled back by a reconciler; otherwise undo the reservation here.
-        if (outcome !== 'fenced') await this.settle(region, parentOwner, id, 'back');
+        // Undo the reservation (a no-op when a reconciler that fenced the edit off settled it already).
+        await this.settle(region, parentOwner, id, 'back');
         if (outcome !== 'stale' && outcome !== 'fenced') throw conflictError(outcome);
         if (attempt >= MAX_ATTEMPTS) throw new RevisionConflictError(quotaSetId(region, parentOwner));
         await sleep(Math.random() * Math.min(20, attempt));
@@ -249,11 +257,8 @@ export class QuotaTreeEdits {
     if (!edit) return 'settled';
     const applied = await this.changeChild<boolean>(region, parentOwner, edit.child, (cur) => {
       if (Object.hasOwn(cur.edits, id)) return { result: cur.edits[id]?.outcome === 'applied' };
-      const edits = {
-        ...prunedMarks(cur.edits, parent.revision, parent.state.pending),
-        [id]: { rev: parent.revision, outcome: 'aborted' as const },
-      };
-      return { next: { quotas: cur.quotas, edits }, result: false };
+      const marks = withMark(cur, id, { rev: parent.revision, outcome: 'aborted' }, parent.state.pending);
+      return { next: { quotas: cur.quotas, ...marks }, result: false };
     });
     const how = applied ? 'forward' : 'back';
     return (await this.settle(region, parentOwner, id, how)) ? how : 'settled';

@@ -78,6 +78,16 @@ export interface EditMark {
 /** Edit id → mark, on a child. */
 export type EditMarks = Record<string, EditMark>;
 
+/**
+ * A child's marks and, once pruning dropped `aborted` marks (fences) of settled edits, `fenced_upto`: the highest
+ * parent revision it pruned at. An edit reserved at or below it and holding no mark is refused in step 2, as its
+ * fence may be one of those dropped (domain-quotas.allocation.ts, isFenced).
+ */
+export interface EditFence {
+  edits: EditMarks;
+  fenced_upto?: number;
+}
+
 /** The cloud's or a department's quota in one region. */
 export interface QuotaSetState {
   region: string;
@@ -93,6 +103,8 @@ export interface QuotaSetState {
   pending_since?: number;
   /** Marks of this node's own edits (as a child of the cloud). */
   edits?: EditMarks;
+  /** The parent revision up to which fences were pruned from `edits` (see EditFence). */
+  fenced_upto?: number;
 }
 
 /** A project's quota in one region (what is allocated to it). */
@@ -103,6 +115,8 @@ export interface ProjectQuotaState {
   quotas: Values;
   /** Marks of this project's edits. */
   edits?: EditMarks;
+  /** The parent revision up to which fences were pruned from `edits` (see EditFence). */
+  fenced_upto?: number;
 }
 
 /** `<region>/<owner>`: the key of a quota node. */
