@@ -11,7 +11,7 @@
  */
 import type { Logger } from 'pino';
 import type { RegistryRepository } from '../registry/registry.repository';
-import { type QuotaTreeEdits, staleEdits } from './domain-quotas.edits';
+import { type QuotaTreeEdits, type Resolution, staleEdits } from './domain-quotas.edits';
 
 export interface ReconcilerOptions {
   /** Time between passes, in milliseconds (0: only the pass at start). */
@@ -26,6 +26,8 @@ export interface ReconcilerOptions {
 export interface ReconcileResult {
   forward: number;
   back: number;
+  /** Edits whose settling failed (a store error); the next pass tries them again. */
+  failed: number;
 }
 
 export class EditReconciler {
@@ -41,17 +43,28 @@ export class EditReconciler {
   ) {}
 
   /**
-   * One pass: settles up to `batch` edits reserved at or before `now - leaseMs`.
-   * @throws store errors as the driver raises them (the next pass tries again).
+   * One pass: settles up to `batch` edits reserved at or before `now - leaseMs`. An edit that fails to settle is
+   * logged and left for the next pass; the others are still settled.
+   * @throws store errors of the query for nodes with such edits (the next pass tries again).
    */
   async pass(now = Date.now()): Promise<ReconcileResult> {
     const before = now - this.opts.leaseMs;
-    const result: ReconcileResult = { forward: 0, back: 0 };
+    const result: ReconcileResult = { forward: 0, back: 0, failed: 0 };
     let budget = this.opts.batch;
     for (const node of await this.repo.nodesWithPendingBefore(before, this.opts.batch)) {
       for (const [id, edit] of staleEdits(node.state, before)) {
         if (budget-- <= 0) return result;
-        const how = await this.edits.resolve(node.state.region, node.state.domain_id, id);
+        let how: Resolution;
+        try {
+          how = await this.edits.resolve(node.state.region, node.state.domain_id, id);
+        } catch (err) {
+          result.failed++;
+          this.log.warn(
+            { region: node.state.region, parent: node.state.domain_id, child: edit.child, edit: id, err: String(err) },
+            'unfinished quota edit could not be settled; next pass will retry',
+          );
+          continue;
+        }
         if (how === 'settled') continue;
         result[how]++;
         this.log.warn(
