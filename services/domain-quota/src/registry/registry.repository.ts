@@ -174,7 +174,12 @@ export class RegistryRepository {
   async ensureIndexes(): Promise<void> {
     await this.projects.createIndex({ domain_id: 1 }, { name: 'domain' });
     await this.projectQuotas.heads.createIndex({ domain_id: 1 }, { name: 'domain' });
-    await this.quotaSets.heads.createIndex({ pending_since: 1 }, { name: 'pending_since', sparse: true });
+    // No index on `pending_since`: on FerretDB 2.5 + DocumentDB 0.106, a scan of that (RUM) index failed with
+    // "lock BufferContent is not held" once the index had churned under a burst of edits, and kept failing, so the
+    // reconciler never ran (docs/stores.md). The quota nodes are few (regions × departments); the pass scans them.
+    if (await this.quotaSets.heads.indexExists('pending_since').catch(() => false)) {
+      await this.quotaSets.heads.dropIndex('pending_since');
+    }
   }
 
   /** Whether the registry holds anything (a region, department, project, quota node or usage). */
@@ -218,10 +223,13 @@ export class RegistryRepository {
     };
   }
 
-  /** Quota nodes holding an edit reserved at or before `before` (ms since the epoch), at most `limit`. */
+  /**
+   * Quota nodes holding an edit reserved at or before `before` (ms since the epoch), at most `limit`: a scan of the
+   * nodes, on purpose without an index (see ensureIndexes).
+   */
   async nodesWithPendingBefore(before: number, limit: number): Promise<Revision<QuotaSetState>[]> {
     const docs = await this.quotaSets.heads
-      .find({ pending_since: { $lte: before } }, { singleBatch: true, batchSize: limit })
+      .find({ pending_since: { $lte: before } }, { singleBatch: true, batchSize: limit, hint: { $natural: 1 } })
       .limit(limit)
       .toArray();
     return docs.map((d) => withDefaults(headRevision(d), String(d.region), String(d.domain_id)));
