@@ -467,6 +467,7 @@ export function buildGateway(deps: GatewayDeps): GatewayApp {
       res.shouldKeepAlive = false;
       sendGroupError(res, group, 431, `The request line and headers are larger than ${MAX_REQUEST_HEAD_BYTES} bytes.`, {
         Connection: 'close',
+        'X-Openstack-Request-Id': `req-${randomUUID()}`,
       });
       return;
     }

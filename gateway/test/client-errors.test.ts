@@ -194,6 +194,7 @@ describe('client errors are 4xx in the group’s shape', () => {
       const res = await sendRaw(gateway.url, { raw: `GET ${path} HTTP/1.1\r\nHost: x\r\nX-Auth-Token: t\r\nConnection: close\r\n\r\n` });
       expect(res.status).toBe(431);
       expect(shapeOf(group, 431, res.body)).toBe(true);
+      expect(res.headers['x-openstack-request-id']).toMatch(/^req-[0-9a-f-]{36}$/);
     }
     // Past what the gateway's parser reads (60 KiB): node's parser refuses it, still a 431 with a JSON error body.
     const huge = await sendRaw(gateway.url, { raw: `GET ${prefix}${'a'.repeat(200_000)} HTTP/1.1\r\nHost: x\r\n\r\n` });
