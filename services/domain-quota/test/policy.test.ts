@@ -2,20 +2,10 @@
  * POLICY_FILE: an operator's policy file changes who may do what without a code change, and a bad one stops the
  * service at start with a message naming the file, the rule and the position.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runUntilExit } from '@stratum/policy/testing';
+import { startWithPolicy, writePolicyFile } from '@stratum/policy/testing';
 import { startTestStack, type TestStack, tokenOf } from '@stratum/testing';
 import request from 'supertest';
-
-const dir = mkdtempSync(join(tmpdir(), 'domain-policy-'));
-const policyFile = (name: string, text: string) => {
-  const path = join(dir, name);
-  writeFileSync(path, text);
-  return path;
-};
 
 describe('domain-quota policy file', () => {
   let byDefault: TestStack;
@@ -23,7 +13,7 @@ describe('domain-quota policy file', () => {
   beforeAll(async () => {
     byDefault = await startTestStack();
     // Department admins may read their own department's audit log (by default only the cloud admin may).
-    const file = policyFile('policy.yaml', '"identity:get_domain_quota_audit": "rule:cloud_admin or rule:domain_admin"\n');
+    const file = writePolicyFile('"identity:get_domain_quota_audit": "rule:cloud_admin or rule:domain_admin"\n');
     granted = await startTestStack({ domainEnv: { POLICY_FILE: file } });
   });
   afterAll(async () => {
@@ -62,17 +52,7 @@ describe('domain-quota policy file', () => {
     ['an unknown rule name', '"identity:get_domain_quotas": "@"\n', ['rule "identity:get_domain_quotas"', 'unknown rule name']],
     ['a rule referring to nothing', '"identity:get_domain_usage": "rule:cloud_admins"\n', ['rule:cloud_admins, which is not defined']],
   ])('%s stops the service at start with a clear error', async (_what, text, parts) => {
-    const file = policyFile(`bad-${randomBytes(4).toString('hex')}.yaml`, text);
-    const { code, output } = await runUntilExit(join(__dirname, '..', 'src', 'server.ts'), {
-      POLICY_FILE: file,
-      PORT: '0',
-      STRATUM_IDENTITY_SECRET: randomBytes(24).toString('hex'),
-      MONGODB_URI: process.env.STRATUM_TEST_MONGODB_URI ?? 'mongodb://127.0.0.1:1/',
-      MONGODB_DATABASE: `t_${randomBytes(6).toString('hex')}`,
-      LOG_LEVEL: 'silent',
-      REDIS_URL: '',
-      AMQP_URL: '',
-    });
+    const { code, output, file } = await startWithPolicy(join(__dirname, '..', 'src', 'server.ts'), text, { REDIS_URL: '', AMQP_URL: '' });
     expect(code).toBe(1);
     expect(output).toContain(`policy file ${file}`);
     for (const p of parts) expect(output).toContain(p);

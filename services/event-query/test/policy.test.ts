@@ -2,21 +2,11 @@
  * POLICY_FILE: an operator's policy file changes who may do what without a code change, and a bad one stops the
  * service at start with a message naming the file, the rule and the position.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runUntilExit } from '@stratum/policy/testing';
+import { startWithPolicy, writePolicyFile } from '@stratum/policy/testing';
 import { startTestStack, type TestStack, tokenOf, uuid } from '@stratum/testing';
 import request from 'supertest';
 import { at, event, ids, seeder } from './crafted';
-
-const dir = mkdtempSync(join(tmpdir(), 'event-policy-'));
-const policyFile = (name: string, text: string) => {
-  const path = join(dir, name);
-  writeFileSync(path, text);
-  return path;
-};
 
 describe('event-query policy file', () => {
   let byDefault: TestStack;
@@ -25,7 +15,7 @@ describe('event-query policy file', () => {
   beforeAll(async () => {
     byDefault = await startTestStack();
     // Readers are not segregated: with all_tenants=true they read every project's events.
-    const file = policyFile('policy.yaml', 'segregation: "rule:context_is_admin or role:reader"\n');
+    const file = writePolicyFile('segregation: "rule:context_is_admin or role:reader"\n');
     granted = await startTestStack({ eventEnv: { POLICY_FILE: file } });
   });
   afterAll(async () => {
@@ -67,16 +57,7 @@ describe('event-query policy file', () => {
     ['an unknown rule name', '"telemetry:events:list": "@"\n', ['rule "telemetry:events:list"', 'unknown rule name']],
     ['rules that refer to each other', 'context_is_admin: "rule:segregation"\n', ['cycle']],
   ])('%s stops the service at start with a clear error', async (_what, text, parts) => {
-    const file = policyFile(`bad-${randomBytes(4).toString('hex')}.yaml`, text);
-    const { code, output } = await runUntilExit(join(__dirname, '..', 'src', 'server.ts'), {
-      POLICY_FILE: file,
-      PORT: '0',
-      STRATUM_IDENTITY_SECRET: randomBytes(24).toString('hex'),
-      MONGODB_URI: process.env.STRATUM_TEST_MONGODB_URI ?? 'mongodb://127.0.0.1:1/',
-      MONGODB_DATABASE: `t_${randomBytes(6).toString('hex')}`,
-      LOG_LEVEL: 'silent',
-      INGEST_AMQP_URL: '',
-    });
+    const { code, output, file } = await startWithPolicy(join(__dirname, '..', 'src', 'server.ts'), text, { INGEST_AMQP_URL: '' });
     expect(code).toBe(1);
     expect(output).toContain(`policy file ${file}`);
     for (const p of parts) expect(output).toContain(p);

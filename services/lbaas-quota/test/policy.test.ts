@@ -2,20 +2,10 @@
  * POLICY_FILE: an operator's policy file changes who may do what without a code change, and a bad one stops the
  * service at start with a message naming the file, the rule and the position.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runUntilExit } from '@stratum/policy/testing';
+import { startWithPolicy, writePolicyFile } from '@stratum/policy/testing';
 import { startTestStack, type TestStack, tokenOf } from '@stratum/testing';
 import request from 'supertest';
-
-const dir = mkdtempSync(join(tmpdir(), 'lbaas-policy-'));
-const policyFile = (name: string, text: string) => {
-  const path = join(dir, name);
-  writeFileSync(path, text);
-  return path;
-};
 
 describe('lbaas-quota policy file', () => {
   let byDefault: TestStack;
@@ -23,7 +13,7 @@ describe('lbaas-quota policy file', () => {
   beforeAll(async () => {
     byDefault = await startTestStack();
     // Readers become global observers: they may read any project's quotas, and still not write them.
-    const file = policyFile('policy.yaml', '"load-balancer:global_observer": "rule:load-balancer:admin or role:reader"\n');
+    const file = writePolicyFile('"load-balancer:global_observer": "rule:load-balancer:admin or role:reader"\n');
     granted = await startTestStack({ lbaasEnv: { POLICY_FILE: file } });
   });
   afterAll(async () => {
@@ -71,16 +61,7 @@ describe('lbaas-quota policy file', () => {
     ['an unknown rule name', '"os_load-balancer_api:quota:putt": "@"\n', ['rule "os_load-balancer_api:quota:putt"', 'unknown rule name']],
     ['a file that is not YAML', '"os_load-balancer_api:quota:put": [\n', ['not valid YAML or JSON']],
   ])('%s stops the service at start with a clear error', async (_what, text, parts) => {
-    const file = policyFile(`bad-${randomBytes(4).toString('hex')}.yaml`, text);
-    const { code, output } = await runUntilExit(join(__dirname, '..', 'src', 'server.ts'), {
-      POLICY_FILE: file,
-      PORT: '0',
-      STRATUM_IDENTITY_SECRET: randomBytes(24).toString('hex'),
-      MONGODB_URI: process.env.STRATUM_TEST_MONGODB_URI ?? 'mongodb://127.0.0.1:1/',
-      MONGODB_DATABASE: `t_${randomBytes(6).toString('hex')}`,
-      LOG_LEVEL: 'silent',
-      REDIS_URL: '',
-    });
+    const { code, output, file } = await startWithPolicy(join(__dirname, '..', 'src', 'server.ts'), text, { REDIS_URL: '' });
     expect(code).toBe(1);
     expect(output).toContain(`policy file ${file}`);
     for (const p of parts) expect(output).toContain(p);
