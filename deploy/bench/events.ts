@@ -1,5 +1,5 @@
 /**
- * Issue 3's benchmark: a million realistic events (events-data.ts) loaded into FerretDB 2.5 + DocumentDB (the bench
+ * The event query benchmark: a million realistic events (events-data.ts) loaded into FerretDB 2.5 + DocumentDB (the bench
  * cluster), then group A's reads measured through the gateway with autocannon.
  *
  * The loaded database (MongoDB `stratum_bench_events` on the bench cluster, var/bench-postgres) is kept between runs:

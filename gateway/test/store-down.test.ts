@@ -5,8 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort, loadRegistryFile, ROOT, type RunningFerretDB, startFerretDB } from '@stratum/deploy';
-import { ALL_TENANTS, startTestStack, suffix, type TestStack, tokenOf, uuid, waitFor } from '@stratum/testing';
+import { loadRegistryFile, ROOT } from '@stratum/deploy';
+import { ALL_TENANTS, type OwnStore, startOwnStore, startTestStack, type TestStack, tokenOf, uuid, waitFor } from '@stratum/testing';
 import request from 'supertest';
 
 jest.setTimeout(180_000);
@@ -27,15 +27,10 @@ function shapeOf(group: Group, body: Record<string, unknown>): boolean {
 
 describe('store down is a 503 on every route, and recovers by itself', () => {
   let stack: TestStack;
-  let store: RunningFerretDB;
-  let options: Parameters<typeof startFerretDB>[0];
+  let store: OwnStore;
 
   beforeAll(async () => {
-    // A FerretDB of this test's own on the shared test cluster: stopping it harms no other test.
-    const postgresqlUrl = process.env.STRATUM_TEST_POSTGRESQL_URL;
-    if (!postgresqlUrl) throw new Error('STRATUM_TEST_POSTGRESQL_URL is not set (integration global setup)');
-    options = { postgresqlUrl, port: await freePort(), stateDir: join(ROOT, 'var', 'test', `store-down-${suffix()}`) };
-    store = await startFerretDB(options);
+    store = await startOwnStore('store-down');
     stack = await startTestStack({ mongodbUri: store.uri });
     await loadRegistryFile(stack.db, readFileSync(join(ROOT, 'deploy/samples/registry.yaml'), 'utf8'));
   });
@@ -157,7 +152,7 @@ describe('store down is a 503 on every route, and recovers by itself', () => {
     // Nothing but 503 while the store stays down.
     for (const [, name, send] of routes) expect([name, (await send()).status]).toEqual([name, 503]);
 
-    store = await startFerretDB(options);
+    await store.start();
     for (const [, name, send, ok] of routes) {
       await waitFor(`${name} answers ${ok} again`, async () => (await sendChecked(name, send, ok)).status === ok, 60_000);
     }

@@ -203,6 +203,7 @@ export function signedHeaders(
 /** A fresh random UUID (message ids, resource ids). */
 export const uuid = () => randomUUID();
 export * from './amqp';
+export * from './processes';
 
 /** An answer of `sendRaw`: status, headers, and the body as text and, when it is JSON, parsed. */
 export interface RawResponse {

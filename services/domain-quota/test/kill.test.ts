@@ -4,12 +4,12 @@
  * within a minute the cloud's headroom (quota - allocated) is exactly what the committed tree implies, and the tree's
  * sums check clean.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
-import { freePort, loadRegistryFile, ROOT, stopChild, waitHealthy } from '@stratum/deploy';
+import { freePort, loadRegistryFile, stopChild } from '@stratum/deploy';
 import { checkRegistrySums } from '@stratum/domain-quota';
 import { signIdentity } from '@stratum/identity';
+import { startServiceProcess } from '@stratum/testing';
 import { type Db, MongoClient } from 'mongodb';
 import { stringify } from 'yaml';
 
@@ -27,24 +27,7 @@ describe('domain-quota killed mid-PATCH', () => {
   let db: Db;
   let baseUrl = '';
 
-  async function startService(port: number): Promise<ChildProcess> {
-    const c = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'services/domain-quota/src/server.ts')], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        PORT: String(port),
-        MONGODB_URI: process.env.STRATUM_TEST_MONGODB_URI,
-        MONGODB_DATABASE: database,
-        STRATUM_IDENTITY_SECRET: secret,
-        LOG_LEVEL: 'silent',
-        REDIS_URL: '',
-        AMQP_URL: '',
-      },
-      stdio: 'ignore',
-    });
-    await waitHealthy(`http://127.0.0.1:${port}`, c, 'domain-quota');
-    return c;
-  }
+  const startService = (port: number) => startServiceProcess('domain-quota', port, { database, secret });
 
   const call = (method: string, path: string, body?: unknown) => {
     const text = body === undefined ? undefined : JSON.stringify(body);

@@ -4,9 +4,8 @@
  * Keystone's shape, never another 5xx, and the same requests succeed again once the store is back.
  */
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
-import { freePort, loadRegistryFile, ROOT, type RunningFerretDB, startFerretDB } from '@stratum/deploy';
-import { startTestStack, suffix, type TestStack, tokenOf, waitFor } from '@stratum/testing';
+import { loadRegistryFile } from '@stratum/deploy';
+import { type OwnStore, startOwnStore, startTestStack, type TestStack, tokenOf, waitFor } from '@stratum/testing';
 import request from 'supertest';
 import { stringify } from 'yaml';
 
@@ -17,15 +16,10 @@ const fresh = () => `x${randomBytes(6).toString('hex')}`;
 
 describe('department quotas with the store down', () => {
   let stack: TestStack;
-  let store: RunningFerretDB;
-  let options: Parameters<typeof startFerretDB>[0];
+  let store: OwnStore;
 
   beforeAll(async () => {
-    // A FerretDB of this test's own on the shared test cluster: stopping it harms no other test.
-    const postgresqlUrl = process.env.STRATUM_TEST_POSTGRESQL_URL;
-    if (!postgresqlUrl) throw new Error('STRATUM_TEST_POSTGRESQL_URL is not set (integration global setup)');
-    options = { postgresqlUrl, port: await freePort(), stateDir: join(ROOT, 'var', 'test', `dq-store-down-${suffix()}`) };
-    store = await startFerretDB(options);
+    store = await startOwnStore('dq-store-down');
     stack = await startTestStack({ mongodbUri: store.uri });
     await loadRegistryFile(
       stack.db,
@@ -148,7 +142,7 @@ describe('department quotas with the store down', () => {
     }
     expect(unexpected).toEqual([]);
 
-    store = await startFerretDB(options);
+    await store.start();
     for (const [name, send, ok] of routes) {
       await waitFor(`${name} answers ${ok} again`, async () => (await sendChecked(name, send, ok)).status === ok, 60_000);
     }

@@ -3,11 +3,11 @@
  * more than was sent is, and a restarted service goes on from the stored state (one conditional write per change, so
  * there is nothing half-written to repair).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
-import { freePort, ROOT, stopChild, waitHealthy } from '@stratum/deploy';
+import { freePort, stopChild } from '@stratum/deploy';
 import { signIdentity } from '@stratum/identity';
+import { startServiceProcess } from '@stratum/testing';
 
 jest.setTimeout(120_000);
 
@@ -26,23 +26,7 @@ describe('lbaas-quota killed mid-burst', () => {
   let child: ChildProcess | undefined;
   let baseUrl = '';
 
-  async function startService(port: number): Promise<ChildProcess> {
-    const c = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'services/lbaas-quota/src/server.ts')], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        PORT: String(port),
-        MONGODB_URI: process.env.STRATUM_TEST_MONGODB_URI,
-        MONGODB_DATABASE: database,
-        STRATUM_IDENTITY_SECRET: secret,
-        LOG_LEVEL: 'silent',
-        REDIS_URL: '',
-      },
-      stdio: 'ignore',
-    });
-    await waitHealthy(`http://127.0.0.1:${port}`, c, 'lbaas-quota');
-    return c;
-  }
+  const startService = (port: number) => startServiceProcess('lbaas-quota', port, { database, secret });
 
   /** A project's `member` in_use, as the admin reads it. */
   async function membersInUse(projectId: string): Promise<number> {
