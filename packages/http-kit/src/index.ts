@@ -7,3 +7,4 @@ export * from './readiness';
 export * from './serve';
 export * from './store';
 export * from './text';
+export * from './validate';
