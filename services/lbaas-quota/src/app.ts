@@ -3,15 +3,13 @@
  */
 import { createServiceApp, renderOctaviaError } from '@stratum/http-kit';
 import { type Express, Router } from 'express';
+import { LBAAS_QUOTA_ROOTS } from './contract';
 import type { LbaasQuotaDeps } from './deps';
 import { quotasRouter } from './quotas/quotas.router';
 
-/** Octavia mounts the same controller at these prefixes (reference/lbaas-quota.md §1). */
-export const LBAAS_PREFIXES = ['/v2.0/lbaas', '/v2/lbaas', '/v2.0', '/v2'];
-
 export function buildApp(deps: LbaasQuotaDeps): Express {
   const router = Router();
-  router.use(LBAAS_PREFIXES, quotasRouter(deps.quotas, deps.policy));
+  router.use([...LBAAS_QUOTA_ROOTS], quotasRouter(deps.quotas, deps.policy));
   return createServiceApp({
     logger: deps.logger,
     identitySecret: deps.config.STRATUM_IDENTITY_SECRET,

@@ -1,3 +1,4 @@
-export { buildApp, LBAAS_PREFIXES } from './app';
+export { buildApp } from './app';
 export { type LbaasQuotaConfig, loadConfig } from './config';
+export { contract, LBAAS_QUOTA_ROOTS } from './contract';
 export { createDeps, type LbaasQuotaDeps } from './deps';

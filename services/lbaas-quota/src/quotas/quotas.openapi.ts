@@ -89,11 +89,11 @@ const ProjectParams = z.object({ project_id: ProjectIdParam.describe('a Keystone
 const refused = { 400: 'Invalid parameter, body or project id', 403: 'Policy does not allow this request' };
 
 /**
- * Routes of quotas.router.ts under `prefix` (one of LBAAS_PREFIXES).
- * @param id suffix for operationIds, unique per prefix.
+ * Routes of quotas.router.ts under `root` (one of the contract's LBAAS_QUOTA_ROOTS, e.g. `/v2.0/lbaas/quotas`).
+ * @param id suffix for operationIds, unique per root.
  */
-export function quotasRoutes(prefix: string, id = ''): RouteConfig[] {
-  const p = `${prefix}/quotas`;
+export function quotasRoutes(root: string, id = ''): RouteConfig[] {
+  const p = root;
   return [
     {
       method: 'get',

@@ -1,5 +1,6 @@
 /**
- * Group B routes, mounted under `/v2.0/lbaas`, `/v2/lbaas`, `/v2.0` and `/v2` (Octavia serves all four).
+ * Group B routes, relative to a quota root: app.ts mounts them at each of the contract's LBAAS_QUOTA_ROOTS
+ * (`/v2.0/lbaas/quotas`, `/v2/lbaas/quotas`, `/v2.0/quotas`, `/v2/quotas`; Octavia serves all four).
  */
 import { AppError, forwardedBaseUrl, identityOf, methodNotAllowed } from '@stratum/http-kit';
 import { type Request, Router } from 'express';
@@ -49,7 +50,7 @@ export function quotasRouter(quotas: QuotasService, policy: QuotaPolicy = DEFAUL
   const q = (req: Request) => req.query as Record<string, unknown>;
   const pid = (req: Request) => parseProjectId(req.params.projectId as string | undefined);
 
-  r.get('/quotas', async (req, res) => {
+  r.get('/', async (req, res) => {
     const identity = identityOf(res);
     const input = parseListQuery(q(req));
     let projectId = input.projectId;
@@ -73,26 +74,26 @@ export function quotasRouter(quotas: QuotasService, policy: QuotaPolicy = DEFAUL
   });
 
   // Octavia's `/{pid}/default` and the `/defaults` the clients call (reference/lbaas-quota.md §1): both are the defaults.
-  r.get(['/quotas/defaults', '/quotas/:projectId/default'], async (req, res) => {
+  r.get(['/defaults', '/:projectId/default'], async (req, res) => {
     authorize(identityOf(res), 'quota:get_defaults');
     if (req.params.projectId !== undefined) pid(req);
     res.json({ quota: presentQuota(quotas.defaults, parseShowQuery(q(req))) });
   });
 
-  r.get('/quotas/:projectId', async (req, res) => {
+  r.get('/:projectId', async (req, res) => {
     authorize(identityOf(res), 'quota:get_one', { projectId: pid(req) });
     const fields = parseShowQuery(q(req));
     res.json({ quota: presentQuota(await quotas.show(pid(req)), fields) });
   });
 
-  r.put('/quotas/:projectId', async (req, res) => {
+  r.put('/:projectId', async (req, res) => {
     authorize(identityOf(res), 'quota:put', { projectId: pid(req) });
     requireJson(req);
     const limits = parseQuotaPut(req.body);
     res.status(202).json({ quota: presentQuota(await quotas.update(pid(req), limits)) });
   });
 
-  r.delete('/quotas/:projectId', async (req, res) => {
+  r.delete('/:projectId', async (req, res) => {
     authorize(identityOf(res), 'quota:delete', { projectId: pid(req) });
     await quotas.reset(pid(req), String(q(req).force ?? '').toLowerCase() === 'true');
     res.status(204).end();
@@ -100,12 +101,12 @@ export function quotasRouter(quotas: QuotasService, policy: QuotaPolicy = DEFAUL
 
   // Enforcement (not in Octavia's API): a load balancer service consumes before it creates and releases after it
   // deletes; reconciliation sets absolute counts.
-  r.get('/quotas/:projectId/usage', async (req, res) => {
+  r.get('/:projectId/usage', async (req, res) => {
     authorize(identityOf(res), 'quota:usage:get', { projectId: pid(req) });
     res.json({ usage: presentUsage(await quotas.usage(pid(req))) });
   });
 
-  r.post('/quotas/:projectId/usage', async (req, res) => {
+  r.post('/:projectId/usage', async (req, res) => {
     authorize(identityOf(res), 'quota:usage:post', { projectId: pid(req) });
     requireJson(req);
     const action = req.body && typeof req.body === 'object' ? Object.keys(req.body) : [];
@@ -119,16 +120,16 @@ export function quotasRouter(quotas: QuotasService, policy: QuotaPolicy = DEFAUL
     res.set(headers).json({ usage: presentUsage(outcome.usage) });
   });
 
-  r.put('/quotas/:projectId/usage', async (req, res) => {
+  r.put('/:projectId/usage', async (req, res) => {
     authorize(identityOf(res), 'quota:usage:put', { projectId: pid(req) });
     requireJson(req);
     res.json({ usage: presentUsage(await quotas.setInUse(pid(req), parseCounts(req.body, 'in_use'))) });
   });
 
   // Octavia answers 405 to POST /quotas and PUT /{pid}/default.
-  r.all('/quotas', methodNotAllowed('GET'));
-  r.all(['/quotas/defaults', '/quotas/:projectId/default'], methodNotAllowed('GET'));
-  r.all('/quotas/:projectId', methodNotAllowed('GET, PUT, DELETE'));
-  r.all('/quotas/:projectId/usage', methodNotAllowed('GET, POST, PUT'));
+  r.all('/', methodNotAllowed('GET'));
+  r.all(['/defaults', '/:projectId/default'], methodNotAllowed('GET'));
+  r.all('/:projectId', methodNotAllowed('GET, PUT, DELETE'));
+  r.all('/:projectId/usage', methodNotAllowed('GET, POST, PUT'));
   return r;
 }
