@@ -57,7 +57,6 @@ export interface Validator<S extends RequestSchemas> extends RequestHandler {
   input(res: Response): ValidatedInput<S>;
 }
 
-const INPUT = Symbol('stratum.validatedInput');
 const PARTS: RequestPart[] = ['params', 'query', 'body'];
 
 /**
@@ -70,6 +69,8 @@ const PARTS: RequestPart[] = ['params', 'query', 'body'];
  */
 export function validate<S extends RequestSchemas>(schemas: S, invalid: InvalidRequestError = firstIssue): Validator<S> {
   const parts = PARTS.filter((p) => schemas[p] !== undefined);
+  // Each validator keeps its own input, so a route may run several (its path before an authorization step, its body after).
+  const slot = Symbol('stratum.validatedInput');
   const middleware: RequestHandler = (req, res, next) => {
     const out: Partial<Record<RequestPart, unknown>> = {};
     for (const part of parts) {
@@ -80,12 +81,12 @@ export function validate<S extends RequestSchemas>(schemas: S, invalid: InvalidR
       }
       out[part] = parsed.data;
     }
-    (res.locals as Record<symbol, unknown>)[INPUT] = out;
+    (res.locals as Record<symbol, unknown>)[slot] = out;
     next();
   };
   return Object.assign(middleware, {
     input(res: Response): ValidatedInput<S> {
-      const got = (res.locals as Record<symbol, unknown>)[INPUT];
+      const got = (res.locals as Record<symbol, unknown>)[slot];
       if (got === undefined) throw new Error('validate(): input() read before the validating middleware ran');
       return got as ValidatedInput<S>;
     },
