@@ -9,7 +9,7 @@
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { errorResponses, jsonResponse } from '@stratum/openapi';
 import { z } from 'zod';
-import { AuditQuery, DryRunQuery, quotaPatchBody } from './domain-quotas.schema';
+import { AuditQuery, DOMAIN_QUOTAS_ROOT, DOMAIN_USAGE_ROOT, DryRunQuery, quotaPatchBody } from './domain-quotas.schema';
 
 /** One problem of a refused quota edit (QuotaErrorDetail). */
 const QuotaErrorDetail = z
@@ -111,7 +111,7 @@ export function domainQuotasRoutes(): RouteConfig[] {
   return [
     {
       method: 'get',
-      path: '/v3/domain_quotas/{domain_id}',
+      path: `${DOMAIN_QUOTAS_ROOT}/{domain_id}`,
       operationId: 'getDepartmentQuotas',
       summary: "Get a department's quotas, allocations and limits per region (C1)",
       request: { params: DomainParams },
@@ -122,7 +122,7 @@ export function domainQuotasRoutes(): RouteConfig[] {
     },
     {
       method: 'patch',
-      path: '/v3/domain_quotas/{domain_id}',
+      path: `${DOMAIN_QUOTAS_ROOT}/{domain_id}`,
       operationId: 'editDepartmentQuotas',
       summary: "Edit a department's quotas in one region (C2, cloud admin)",
       description: 'All or nothing. With `dry_run=true` every check runs and nothing is written.',
@@ -139,7 +139,7 @@ export function domainQuotasRoutes(): RouteConfig[] {
     },
     {
       method: 'get',
-      path: '/v3/domain_quotas/{domain_id}/audit',
+      path: `${DOMAIN_QUOTAS_ROOT}/{domain_id}/audit`,
       operationId: 'listDepartmentQuotaAudit',
       summary: "A department's quota change log, newest first (cloud admin)",
       request: { params: DomainParams, query: AuditQuery },
@@ -150,7 +150,7 @@ export function domainQuotasRoutes(): RouteConfig[] {
     },
     {
       method: 'get',
-      path: '/v3/domain_quotas/{domain_id}/projects/{project_id}',
+      path: `${DOMAIN_QUOTAS_ROOT}/{domain_id}/projects/{project_id}`,
       operationId: 'getProjectAllocation',
       summary: "A project's allocations per region",
       request: { params: ProjectParams },
@@ -161,7 +161,7 @@ export function domainQuotasRoutes(): RouteConfig[] {
     },
     {
       method: 'patch',
-      path: '/v3/domain_quotas/{domain_id}/projects/{project_id}',
+      path: `${DOMAIN_QUOTAS_ROOT}/{domain_id}/projects/{project_id}`,
       operationId: 'editProjectAllocation',
       summary: "Set a project's allocations in one region (cloud admin)",
       request: {
@@ -173,7 +173,7 @@ export function domainQuotasRoutes(): RouteConfig[] {
     },
     {
       method: 'get',
-      path: '/v3/domain_usage',
+      path: DOMAIN_USAGE_ROOT,
       operationId: 'getCloudQuotas',
       summary: 'Get the cloud platform quotas, allocation and usage (C3, cloud admin)',
       responses: {

@@ -10,8 +10,9 @@ import { AppError } from '@stratum/http-kit';
 import type { Identity } from '@stratum/identity';
 import { credentialsOf, Policy, type RuleDefault } from '@stratum/policy';
 import { REGISTRY_RULE_OF, REGISTRY_RULES, type RegistryAction } from '../registry/registry.policy';
+import { DOMAIN_QUOTAS_ROOT, DOMAIN_USAGE_ROOT } from './domain-quotas.schema';
 
-const QUOTAS = '/v3/domain_quotas/{domain_id}';
+const QUOTAS = `${DOMAIN_QUOTAS_ROOT}/{domain_id}`;
 const op = (method: string, path: string) => ({ method, path });
 
 /** The department quota rules, base rules first, each with its default check string. */
@@ -48,7 +49,7 @@ export const DOMAIN_QUOTA_RULES: readonly RuleDefault[] = [
     name: 'identity:get_domain_usage',
     check: 'rule:cloud_admin',
     description: "Show the cloud's quotas and what the departments were given (C3).",
-    operations: [op('GET', '/v3/domain_usage')],
+    operations: [op('GET', DOMAIN_USAGE_ROOT)],
   },
 ];
 

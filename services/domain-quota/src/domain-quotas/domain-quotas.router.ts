@@ -6,7 +6,7 @@ import { AppError, identityOf, methodNotAllowed } from '@stratum/http-kit';
 import { type Request, Router } from 'express';
 import { type AuditLog, actorOf } from '../audit/audit.log';
 import { DEFAULT_DOMAIN_POLICY, type DomainQuotaPolicy } from './domain-quotas.policy';
-import { DryRunQuery } from './domain-quotas.schema';
+import { DOMAIN_QUOTAS_ROOT, DOMAIN_USAGE_ROOT, DryRunQuery } from './domain-quotas.schema';
 import type { DomainQuotasService } from './domain-quotas.service';
 
 /** `?dry_run=` (DryRunQuery). @throws AppError 400 for a value bool_from_string does not read. */
@@ -26,14 +26,14 @@ export function domainQuotasRouter(
   const r = Router({ strict: false });
   const domainIdOf = (req: Request) => req.params.domainId as string;
 
-  r.get('/v3/domain_quotas/:domainId', async (req, res) => {
+  r.get(`${DOMAIN_QUOTAS_ROOT}/:domainId`, async (req, res) => {
     authorize(identityOf(res), 'domain_quota:get', { domainId: domainIdOf(req) });
     const { view, etag } = await service.getDepartment(domainIdOf(req));
     res.setHeader('ETag', etag);
     res.json({ domain: view });
   });
 
-  r.patch('/v3/domain_quotas/:domainId', async (req, res) => {
+  r.patch(`${DOMAIN_QUOTAS_ROOT}/:domainId`, async (req, res) => {
     authorize(identityOf(res), 'domain_quota:update', { domainId: domainIdOf(req) });
     const ifMatch = req.headers['if-match'];
     const { view, etag } = await service.patch(domainIdOf(req), req.body, {
@@ -45,7 +45,7 @@ export function domainQuotasRouter(
     res.json({ domain: view });
   });
 
-  r.get('/v3/domain_quotas/:domainId/audit', async (req, res) => {
+  r.get(`${DOMAIN_QUOTAS_ROOT}/:domainId/audit`, async (req, res) => {
     authorize(identityOf(res), 'domain_quota:audit', { domainId: domainIdOf(req) });
     const raw = req.query.limit ?? '100';
     if (typeof raw !== 'string' || !/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 1000) {
@@ -56,12 +56,12 @@ export function domainQuotasRouter(
     res.json({ audit: entries.map(({ published, ...e }) => e) });
   });
 
-  r.get('/v3/domain_quotas/:domainId/projects/:projectId', async (req, res) => {
+  r.get(`${DOMAIN_QUOTAS_ROOT}/:domainId/projects/:projectId`, async (req, res) => {
     authorize(identityOf(res), 'domain_quota:get', { domainId: domainIdOf(req) });
     res.json({ project: await service.getProjectQuotas(req.params.projectId as string, domainIdOf(req)) });
   });
 
-  r.patch('/v3/domain_quotas/:domainId/projects/:projectId', async (req, res) => {
+  r.patch(`${DOMAIN_QUOTAS_ROOT}/:domainId/projects/:projectId`, async (req, res) => {
     authorize(identityOf(res), 'domain_quota:update', { domainId: domainIdOf(req) });
     const project = await service.setProjectQuotas(req.params.projectId as string, domainIdOf(req), req.body, {
       actor: actorOf(res),
@@ -70,16 +70,16 @@ export function domainQuotasRouter(
     res.json({ project });
   });
 
-  r.get('/v3/domain_usage', async (_req, res) => {
+  r.get(DOMAIN_USAGE_ROOT, async (_req, res) => {
     authorize(identityOf(res), 'domain_usage:get');
     // quota_fake is deprecated (SPEC.md Versioning): RFC 9745 Deprecation header.
     res.setHeader('Deprecation', '@1767225600');
     res.json({ domain: await service.getCloud() });
   });
 
-  r.all('/v3/domain_quotas/:domainId', methodNotAllowed('GET, PATCH'));
-  r.all('/v3/domain_quotas/:domainId/audit', methodNotAllowed('GET'));
-  r.all('/v3/domain_quotas/:domainId/projects/:projectId', methodNotAllowed('GET, PATCH'));
-  r.all('/v3/domain_usage', methodNotAllowed('GET'));
+  r.all(`${DOMAIN_QUOTAS_ROOT}/:domainId`, methodNotAllowed('GET, PATCH'));
+  r.all(`${DOMAIN_QUOTAS_ROOT}/:domainId/audit`, methodNotAllowed('GET'));
+  r.all(`${DOMAIN_QUOTAS_ROOT}/:domainId/projects/:projectId`, methodNotAllowed('GET, PATCH'));
+  r.all(DOMAIN_USAGE_ROOT, methodNotAllowed('GET'));
   return r;
 }

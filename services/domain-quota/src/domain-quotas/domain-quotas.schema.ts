@@ -15,6 +15,11 @@ import {
 } from '@stratum/quota-items';
 import { z } from 'zod';
 
+/** The department quotas' path root: `/v3/domain_quotas/{domain_id}` and below. */
+export const DOMAIN_QUOTAS_ROOT = '/v3/domain_quotas';
+/** The cloud platform's quotas and usage (C3). */
+export const DOMAIN_USAGE_ROOT = '/v3/domain_usage';
+
 /** A quota value on the wire (toMilli's rules): -1 unlimited, else 0 to MAX_ITEM_VALUE. */
 export const QuotaItemValue = z
   .union([z.literal(-1), z.number().min(0).max(MAX_ITEM_VALUE)])

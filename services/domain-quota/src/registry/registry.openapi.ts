@@ -7,8 +7,7 @@ import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { jsonRequestBody, jsonResponse } from '@stratum/openapi';
 import { z } from 'zod';
 import { keystoneErrors } from '../domain-quotas/domain-quotas.openapi';
-import { REGISTRY_PREFIX } from './registry.router';
-import { DomainBody, KeystoneId, ProjectBody, RegionBody, RegionName, UsageBody } from './registry.schema';
+import { DomainBody, KeystoneId, ProjectBody, REGISTRY_PREFIX, RegionBody, RegionName, UsageBody } from './registry.schema';
 
 const Region = z
   .object({ name: z.string(), volume_types: z.array(z.string()), products: z.array(z.string()) })

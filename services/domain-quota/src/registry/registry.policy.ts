@@ -5,8 +5,8 @@
  * `service`), as the services that count resources would.
  */
 import type { RuleDefault } from '@stratum/policy';
+import { REGISTRY_PREFIX as REGISTRY } from './registry.schema';
 
-const REGISTRY = '/v3/domain_quota_registry';
 const op = (method: string, path: string) => ({ method, path });
 
 /** The registry's rules, each with its default check string (they refer to `cloud_admin` of DOMAIN_QUOTA_RULES). */

@@ -15,10 +15,8 @@ import { type Request, type Response, Router } from 'express';
 import { actorOf } from '../audit/audit.log';
 import type { CheckReport, TreeIntegrity } from '../domain-quotas/domain-quotas.integrity';
 import { DEFAULT_DOMAIN_POLICY, type DomainQuotaPolicy } from '../domain-quotas/domain-quotas.policy';
-import { DomainBody, KeystoneId, ProjectBody, RegionBody, UsageBody } from './registry.schema';
+import { DomainBody, KeystoneId, ProjectBody, REGISTRY_PREFIX, RegionBody, UsageBody } from './registry.schema';
 import type { RegistryService } from './registry.service';
-
-export const REGISTRY_PREFIX = '/v3/domain_quota_registry';
 
 /** A path id checked like a body id. @throws AppError 400. */
 function idOf(req: Request, name: string): string {

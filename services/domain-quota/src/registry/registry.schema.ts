@@ -6,6 +6,9 @@ import { hasUnsafeChars } from '@stratum/http-kit';
 import { SECURE_CONTAINER_PRODUCT } from '@stratum/quota-items';
 import { z } from 'zod';
 
+/** The registry's path root (its admin routes live below it). */
+export const REGISTRY_PREFIX = '/v3/domain_quota_registry';
+
 const UNSAFE_MESSAGE = 'must not contain control or bidirectional formatting characters';
 
 /** A display name (departments, projects): 1 to 255 characters, none of them control or bidi characters. */
