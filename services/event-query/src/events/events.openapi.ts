@@ -8,8 +8,18 @@ import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { errorResponses, jsonResponse } from '@stratum/openapi';
 import { EventSchema, TRAIT_TYPES, TraitSchema } from '@stratum/traits';
 import { z } from 'zod';
-import { CAPABILITIES } from './events.router';
-import { AllTenantsQuery, ComplexQueryBody, ListBody, ListQueryString, PageQuery } from './events.schema';
+import {
+  AllTenantsQuery,
+  CAPABILITIES,
+  CAPABILITIES_PATH,
+  ComplexQueryBody,
+  EVENT_TYPES_PATH,
+  EVENTS_PATH,
+  ListBody,
+  ListQueryString,
+  PageQuery,
+  QUERY_PATH,
+} from './events.schema';
 
 /** Panko's error body (`ParsableErrorMiddleware` around a WSME fault). */
 export const PankoError = z
@@ -73,7 +83,7 @@ export function eventsRoutes(): RouteConfig[] {
   return [
     {
       method: 'get',
-      path: '/v2/events',
+      path: EVENTS_PATH,
       operationId: 'listEvents',
       summary: 'List events (A3)',
       description: listDescription,
@@ -82,7 +92,7 @@ export function eventsRoutes(): RouteConfig[] {
     },
     {
       method: 'post',
-      path: '/v2/events',
+      path: EVENTS_PATH,
       operationId: 'listEventsPost',
       summary: 'List events, arguments in the body (A3)',
       description: listDescription,
@@ -94,7 +104,7 @@ export function eventsRoutes(): RouteConfig[] {
     },
     {
       method: 'get',
-      path: '/v2/events/{message_id}',
+      path: `${EVENTS_PATH}/{message_id}`,
       operationId: 'getEvent',
       summary: 'Get one event (A1)',
       request: { params: MessageId, query: AllTenantsQuery },
@@ -105,7 +115,7 @@ export function eventsRoutes(): RouteConfig[] {
     },
     {
       method: 'post',
-      path: '/v2/query/events',
+      path: QUERY_PATH,
       operationId: 'queryEvents',
       summary: 'Query events with a complex filter (A2)',
       description:
@@ -122,7 +132,7 @@ export function eventsRoutes(): RouteConfig[] {
     },
     {
       method: 'get',
-      path: '/v2/event_types',
+      path: EVENT_TYPES_PATH,
       operationId: 'listEventTypes',
       summary: 'List the event types of visible events',
       request: { query: AllTenantsQuery },
@@ -130,7 +140,7 @@ export function eventsRoutes(): RouteConfig[] {
     },
     {
       method: 'get',
-      path: '/v2/event_types/{event_type}',
+      path: `${EVENT_TYPES_PATH}/{event_type}`,
       operationId: 'getEventType',
       summary: "Panko's unused API: always 404",
       request: { params: EventType },
@@ -138,7 +148,7 @@ export function eventsRoutes(): RouteConfig[] {
     },
     {
       method: 'get',
-      path: '/v2/event_types/{event_type}/traits',
+      path: `${EVENT_TYPES_PATH}/{event_type}/traits`,
       operationId: 'listTraitDescriptions',
       summary: 'List the trait names and types of an event type',
       request: { params: EventType, query: AllTenantsQuery },
@@ -149,7 +159,7 @@ export function eventsRoutes(): RouteConfig[] {
     },
     {
       method: 'get',
-      path: '/v2/event_types/{event_type}/traits/{trait_name}',
+      path: `${EVENT_TYPES_PATH}/{event_type}/traits/{trait_name}`,
       operationId: 'listTraitValues',
       summary: "List a trait's values across events of a type",
       request: { params: TraitName, query: PageQuery },
@@ -160,7 +170,7 @@ export function eventsRoutes(): RouteConfig[] {
     },
     {
       method: 'get',
-      path: '/v2/capabilities',
+      path: CAPABILITIES_PATH,
       operationId: 'getEventCapabilities',
       summary: 'The API and storage capabilities',
       responses: { 200: json('Capabilities, flattened with `:` as Panko does', Capabilities) },

@@ -8,14 +8,20 @@ import { AppError, forwardedBaseUrl, identityOf, methodNotAllowed } from '@strat
 import { type Request, type Response, Router } from 'express';
 import { parseQueryJson } from './events.complex';
 import { eventJson, eventsJson } from './events.model';
-import { ComplexQueryBody, parseBoolean, parseDesc, parseLimit, parseListInput, parsePageInput } from './events.schema';
+import {
+  CAPABILITIES,
+  CAPABILITIES_PATH,
+  ComplexQueryBody,
+  EVENT_TYPES_PATH,
+  EVENTS_PATH,
+  parseBoolean,
+  parseDesc,
+  parseLimit,
+  parseListInput,
+  parsePageInput,
+  QUERY_PATH,
+} from './events.schema';
 import type { EventsService, Page } from './events.service';
-
-/** Panko's capabilities, flattened with `:` as Panko does; the complex query is this service's extension. */
-export const CAPABILITIES = {
-  api: { 'events:query:simple': true, 'events:query:complex': true },
-  event_storage: { 'storage:production_ready': true },
-};
 
 function sendJsonText(res: Response, text: string): void {
   res.type('application/json').send(text);
@@ -49,17 +55,17 @@ export function eventsRouter(events: EventsService): Router {
     setNextLink(req, response, page, params);
     sendJsonText(response, eventsJson(page.rows));
   };
-  r.get('/v2/events', list);
-  r.post('/v2/events', list);
-  r.all('/v2/events', methodNotAllowed('GET, POST'));
+  r.get(EVENTS_PATH, list);
+  r.post(EVENTS_PATH, list);
+  r.all(EVENTS_PATH, methodNotAllowed('GET, POST'));
 
-  r.get('/v2/events/:messageId', async (req, response) => {
+  r.get(`${EVENTS_PATH}/:messageId`, async (req, response) => {
     const { allTenants } = parsePageInput(req.query as Record<string, unknown>, ['all_tenants']);
     sendJsonText(response, eventJson(await events.get(identityOf(response), req.params.messageId as string, allTenants)));
   });
-  r.all('/v2/events/:messageId', methodNotAllowed('GET'));
+  r.all(`${EVENTS_PATH}/:messageId`, methodNotAllowed('GET'));
 
-  r.post('/v2/query/events', async (req, response) => {
+  r.post(QUERY_PATH, async (req, response) => {
     const parsed = ComplexQueryBody.safeParse(req.body === undefined ? {} : req.body);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
@@ -76,21 +82,21 @@ export function eventsRouter(events: EventsService): Router {
     });
     sendJsonText(response, eventsJson(rows));
   });
-  r.all('/v2/query/events', methodNotAllowed('POST'));
+  r.all(QUERY_PATH, methodNotAllowed('POST'));
 
-  r.get('/v2/event_types', async (req, response) => {
+  r.get(EVENT_TYPES_PATH, async (req, response) => {
     const { allTenants } = parsePageInput(req.query as Record<string, unknown>, ['all_tenants']);
     response.json(await events.eventTypes(identityOf(response), allTenants));
   });
   // Panko's "Unused API": always 404.
-  r.get('/v2/event_types/:type', (req) => {
+  r.get(`${EVENT_TYPES_PATH}/:type`, (req) => {
     throw new AppError(404, `Event type ${req.params.type} Not Found`);
   });
-  r.get('/v2/event_types/:type/traits', async (req, response) => {
+  r.get(`${EVENT_TYPES_PATH}/:type/traits`, async (req, response) => {
     const { allTenants } = parsePageInput(req.query as Record<string, unknown>, ['all_tenants']);
     response.json(await events.traitDescriptions(identityOf(response), req.params.type as string, allTenants));
   });
-  r.get('/v2/event_types/:type/traits/:name', async (req, response) => {
+  r.get(`${EVENT_TYPES_PATH}/:type/traits/:name`, async (req, response) => {
     const input = parsePageInput(req.query as Record<string, unknown>, ['limit', 'marker', 'all_tenants']);
     const page = await events.traitValues(identityOf(response), req.params.type as string, req.params.name as string, input);
     const params = new URLSearchParams();
@@ -99,15 +105,15 @@ export function eventsRouter(events: EventsService): Router {
     response.json(page.rows);
   });
 
-  r.all('/v2/event_types', methodNotAllowed('GET'));
-  r.all('/v2/event_types/:type', methodNotAllowed('GET'));
-  r.all('/v2/event_types/:type/traits', methodNotAllowed('GET'));
-  r.all('/v2/event_types/:type/traits/:name', methodNotAllowed('GET'));
+  r.all(EVENT_TYPES_PATH, methodNotAllowed('GET'));
+  r.all(`${EVENT_TYPES_PATH}/:type`, methodNotAllowed('GET'));
+  r.all(`${EVENT_TYPES_PATH}/:type/traits`, methodNotAllowed('GET'));
+  r.all(`${EVENT_TYPES_PATH}/:type/traits/:name`, methodNotAllowed('GET'));
 
-  r.get('/v2/capabilities', (_req, response) => {
+  r.get(CAPABILITIES_PATH, (_req, response) => {
     response.json(CAPABILITIES);
   });
-  r.all('/v2/capabilities', methodNotAllowed('GET'));
+  r.all(CAPABILITIES_PATH, methodNotAllowed('GET'));
 
   return r;
 }

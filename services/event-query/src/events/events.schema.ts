@@ -5,6 +5,18 @@ import { AppError } from '@stratum/http-kit';
 import { z } from 'zod';
 import { type SimpleQuery, TRUE_STRINGS } from './events.query';
 
+/** The roots of group A's query routes (events.router.ts); each is also the start of longer paths. */
+export const EVENTS_PATH = '/v2/events';
+export const QUERY_PATH = '/v2/query/events';
+export const EVENT_TYPES_PATH = '/v2/event_types';
+export const CAPABILITIES_PATH = '/v2/capabilities';
+
+/** Panko's capabilities, flattened with `:` as Panko does; the complex query is this service's extension. */
+export const CAPABILITIES = {
+  api: { 'events:query:simple': true, 'events:query:complex': true },
+  event_storage: { 'storage:production_ready': true },
+};
+
 const Q_KEY = /^q(?:\[(\d+)\])?\.(field|op|value|type)$/;
 
 /** One filter of the list (Panko's `Query`): `field op value`, the value converted by `type`. */

@@ -7,45 +7,7 @@
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { pankoErrors } from '../events/events.openapi';
-import { INGEST_PATH } from './ingest.router';
-
-/** `[name, dtype, value]` (dtype 1 String, 2 integer, 3 float, 4 datetime) or `{name, type, value}`. */
-const SerializedTrait = z.union([
-  z.tuple([z.string(), z.int().min(1).max(4), z.unknown()]),
-  z.object({ name: z.string(), type: z.string(), value: z.unknown() }),
-]);
-
-/** One record: a serialized event, or an oslo notification (plain or in the 2.0 envelope) converted by the definitions. */
-const IngestRecord = z
-  .union([
-    z
-      .looseObject({
-        message_id: z.string().min(1),
-        event_type: z.string().min(1),
-        generated: z.string().describe('ISO 8601'),
-        traits: z.array(SerializedTrait),
-        raw: z.record(z.string(), z.unknown()).optional(),
-        message_signature: z.string().optional().describe('checked when TELEMETRY_SECRET is set'),
-      })
-      .describe('A serialized event'),
-    z
-      .looseObject({
-        message_id: z.string(),
-        event_type: z.string(),
-        timestamp: z.string(),
-        priority: z.string().optional(),
-        payload: z.unknown(),
-      })
-      .describe('An oslo.messaging notification'),
-    z
-      .object({ 'oslo.version': z.string(), 'oslo.message': z.string() })
-      .describe('A notification in the oslo 2.0 envelope (`oslo.version` 2.0; another major version is refused, as oslo.messaging does)'),
-  ])
-  .meta({ id: 'IngestRecord' });
-
-export const IngestBody = z
-  .union([z.array(IngestRecord), IngestRecord])
-  .meta({ id: 'IngestBody', description: 'An array of records (`batch=True`, the default) or one record' });
+import { INGEST_PATH, IngestBody } from './ingest.schema';
 
 const IngestResult = z
   .object({

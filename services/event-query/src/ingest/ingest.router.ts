@@ -14,11 +14,10 @@ import type { Event } from '@stratum/traits';
 import { type Request, type Response, Router } from 'express';
 import type { Logger } from 'pino';
 import { DEFAULT_EVENT_POLICY, type EventPolicy } from '../events/events.policy';
+import { INGEST_PATH } from './ingest.schema';
 import type { IngestService } from './ingest.service';
 import { type DecodeOptions, decodeRecord, describeRecord, RejectedRecord } from './notification';
 import { mayHoldInexactNumbers, parsePyJson } from './python';
-
-export const INGEST_PATH = '/v2/ingest/events';
 
 /** The ingest route; `policy` is the service's enforcer (its defaults unless POLICY_FILE overrides them). */
 export function ingestRouter(ingest: IngestService, decode: DecodeOptions, policy: EventPolicy = DEFAULT_EVENT_POLICY): Router {
