@@ -19,10 +19,10 @@ import {
 } from '@stratum/event-query';
 import type { TokensFile } from '@stratum/gateway';
 import type { Identity } from '@stratum/identity';
+import { collectionSize, freePort } from '@stratum/store-runtime';
 import { SingleBar } from 'cli-progress';
 import { type Db, type Document, MongoClient } from 'mongodb';
 import { startStack } from '../src/processes';
-import { collectionSize, freePort } from '../src/store';
 import { ensureSecret, newToken } from '../src/tokens';
 import { type BenchRequest, rowsTable, runScenario, type ScenarioRow } from './autocannon';
 import { Population, type PopulationOptions } from './events-data';

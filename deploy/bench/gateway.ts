@@ -11,7 +11,7 @@
  * coarse at 1–3 ms). CPU per request of the gateway and of lbaas-quota comes from /proc/<pid>/stat.
  *
  * Environment:
- * - BENCH_GATEWAY_TOKENS: `keystone` (default) starts a real Keystone (deploy/src/keystone.ts), gives the gateway
+ * - BENCH_GATEWAY_TOKENS: `keystone` (default) starts a real Keystone (packages/testing/src/keystone.ts), gives the gateway
  *   KEYSTONE_URL and the admin's credentials, and benches with a project-scoped admin token, validated once and then
  *   served from the gateway's token cache; `static` benches with a member token of the tokens file (TOKENS_FILE).
  * - BENCH_GATEWAY_ROUNDS (default 2): measurements per path.
@@ -29,10 +29,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { type Identity, signIdentity } from '@stratum/identity';
+import { freePort } from '@stratum/store-runtime';
+import { KEYSTONE_MANAGE, type RunningKeystone, startKeystone } from '@stratum/testing';
 import autocannon from 'autocannon';
-import { KEYSTONE_MANAGE, type RunningKeystone, startKeystone } from '../src/keystone';
 import { startStack } from '../src/processes';
-import { freePort } from '../src/store';
 import { ensureSecret, ensureTokensFile, SAMPLE_PROJECT_ID } from '../src/tokens';
 import { startBenchStore } from './store';
 

@@ -13,10 +13,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { freePort, ROOT, stopChild, waitHealthy } from '@stratum/store-runtime';
 import { MongoClient } from 'mongodb';
 import { Connection } from 'rabbitmq-client';
-import { stopChild, waitHealthy } from '../src/child';
-import { freePort, ROOT } from '../src/store';
 import { rssKiB } from './memory';
 import { startBenchStore } from './store';
 

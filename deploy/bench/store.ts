@@ -1,13 +1,12 @@
 /**
  * The store a bench suite runs on: FerretDB 2.5 on the bench cluster (var/bench-postgres, kept between runs;
- * deploy/src/store.ts), a MongoDB database of the suite's own, and a state folder under var/ for its files (tokens,
- * secret, FerretDB's log).
+ * packages/store-runtime/src/store.ts), a MongoDB database of the suite's own, and a state folder under var/ for its
+ * files (tokens, secret, FerretDB's log).
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { ensureStoreInstalled, ROOT, type RunningPostgres, type RunningStore, startStore } from '@stratum/store-runtime';
 import { MongoClient } from 'mongodb';
-import type { RunningPostgres } from '../src/postgres';
-import { ensureStoreInstalled, ROOT, type RunningStore, startStore } from '../src/store';
 import { type MemoryWatch, postmasterPid, watchMemory } from './memory';
 
 export interface BenchStore {

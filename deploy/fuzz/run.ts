@@ -15,9 +15,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import type { TokensFile } from '@stratum/gateway';
+import { ensureStoreInstalled, freePort, ROOT, startStore } from '@stratum/store-runtime';
 import { MongoClient } from 'mongodb';
 import { startStack } from '../src/processes';
-import { ensureStoreInstalled, freePort, ROOT, startStore } from '../src/store';
 import { type Fixtures, type FuzzRequest, fetchOpenApi, fixturesFor, runFuzz, seedFixtures, tallyMarkdown, withSection } from './fuzz';
 import type { WireOutcome } from './wire';
 

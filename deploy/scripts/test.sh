@@ -1,7 +1,7 @@
 #!/bin/sh
 # `npm test`: install what a fresh machine lacks (pnpm and dependencies, the store: FerretDB 2.5 + DocumentDB on
 # PostgreSQL 15, the OpenStack clients), typecheck, lint, then run the unit and integration tests
-# (integration tests start FerretDB 2.5 on the project's own test cluster, var/test-postgres; deploy/src/store.ts).
+# (integration tests start FerretDB 2.5 on the project's own test cluster, var/test-postgres; packages/store-runtime/src/store.ts).
 # Ends with a plain "tests: N passed, N failed" line.
 set -eu
 ROOT=$(CDPATH= cd -- "$(dirname -- "$0")/../.." && pwd)

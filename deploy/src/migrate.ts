@@ -10,9 +10,8 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, openSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort, ROOT, stopChild, waitForPing } from '@stratum/store-runtime';
 import { type Db, type Document, MongoBulkWriteError, MongoClient, MongoServerError } from 'mongodb';
-import { stopChild } from './child';
-import { freePort, ROOT, waitForPing } from './store';
 
 /** What was copied: `<database>.<collection>` → documents in the source. */
 export type MigrationSummary = Record<string, number>;

@@ -4,9 +4,8 @@
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { ROOT, waitHealthy } from '@stratum/store-runtime';
 import pino from 'pino';
-import { waitHealthy } from './child';
-import { ROOT } from './store';
 import { DEFAULT_RESTART_POLICY, type RestartPolicy, Supervised, type SupervisorLogger } from './supervisor';
 
 export interface StackPorts {

@@ -1,7 +1,7 @@
 /**
  * `npm start`: the whole stack on the embedded default, with no configuration.
  *
- * FerretDB 2.5 on the embedded cluster (PostgreSQL 15 + DocumentDB, data in ./var/postgres; deploy/src/store.ts), the
+ * FerretDB 2.5 on the embedded cluster (PostgreSQL 15 + DocumentDB, data in ./var/postgres; @stratum/store-runtime), the
  * sample notifications and registry loaded into an empty store only (a restart never changes data; loadSamples), the
  * registry's sums checked and repaired (each repair printed), the three services and the gateway as processes; prints the gateway URL,
  * an admin and a member token, and one request per group. Ctrl-C or SIGTERM stops them all, the cluster last.
@@ -12,11 +12,11 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { reportLines } from '@stratum/domain-quota';
+import { ensureStoreInstalled, ROOT, startStore } from '@stratum/store-runtime';
 import { MongoClient } from 'mongodb';
 import { loadSamples } from './load';
 import { migrateFromFerretDB124 } from './migrate';
 import { type RunningStack, startStack } from './processes';
-import { ensureStoreInstalled, ROOT, startStore } from './store';
 import { ensureSecret, ensureTokensFile } from './tokens';
 
 async function main(): Promise<void> {

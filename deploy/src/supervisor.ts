@@ -5,7 +5,7 @@
  * a minute. Every exit and restart is logged. A stop asked by the launcher (Ctrl-C, SIGTERM) is never restarted.
  */
 import type { ChildProcess } from 'node:child_process';
-import { stopChild } from './child';
+import { stopChild } from '@stratum/store-runtime';
 
 export interface RestartPolicy {
   /** Delay before the first restart after a crash, in ms. */

@@ -7,7 +7,7 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startTestStack, type TestStack } from '../../packages/testing/src';
+import { startTestStack, type TestStack } from '@stratum/testing';
 import {
   type FuzzRequest,
   fetchOpenApi,

@@ -7,7 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureTokensFile, freePort, ROOT } from '../src';
+import { freePort, ROOT } from '@stratum/store-runtime';
+import { ensureTokensFile } from '../src';
 
 jest.setTimeout(120_000);
 

@@ -8,7 +8,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureTokensFile, freePort, type RunningStack, Supervised, startStack } from '../src';
+import { freePort } from '@stratum/store-runtime';
+import { ensureTokensFile, type RunningStack, Supervised, startStack } from '../src';
 
 jest.setTimeout(180_000);
 

@@ -8,8 +8,9 @@ import { createServer, request as httpRequest, type IncomingHttpHeaders, type Se
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
-import { loadRegistryFile, ROOT } from '@stratum/deploy';
+import { loadRegistryFile } from '@stratum/deploy';
 import { bodyDigest, signIdentity } from '@stratum/identity';
+import { ROOT } from '@stratum/store-runtime';
 import { listenGateway, sendRaw, startTestStack, type TestStack, tokenOf, uuid } from '@stratum/testing';
 import request from 'supertest';
 

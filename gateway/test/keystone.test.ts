@@ -1,11 +1,10 @@
 /**
- * The gateway against a real Keystone (Debian's package, SQLite, fernet tokens; deploy/src/keystone.ts): tokens it
+ * The gateway against a real Keystone (Debian's package, SQLite, fernet tokens; packages/testing/src/keystone.ts): tokens it
  * issued (project- and domain-scoped, admin and member), revoked and expired tokens, the Redis token cache and its
  * in-process fallback, and Keystone being unreachable.
  */
 import { randomBytes } from 'node:crypto';
-import { type RunningKeystone, startKeystone } from '@stratum/deploy';
-import { startTestStack, type TestStack } from '@stratum/testing';
+import { type RunningKeystone, startKeystone, startTestStack, type TestStack } from '@stratum/testing';
 import { Redis } from 'ioredis';
 import request from 'supertest';
 

@@ -5,7 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadRegistryFile, ROOT } from '@stratum/deploy';
+import { loadRegistryFile } from '@stratum/deploy';
+import { ROOT } from '@stratum/store-runtime';
 import { ALL_TENANTS, type OwnStore, startOwnStore, startTestStack, type TestStack, tokenOf, uuid, waitFor } from '@stratum/testing';
 import request from 'supertest';
 

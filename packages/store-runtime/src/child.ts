@@ -1,7 +1,9 @@
 /**
- * Child processes of the start-up and bench scripts: stopping one, and waiting until one answers its health check.
+ * Child processes of the launcher, the benchmarks and the tests: stopping one, and waiting until one answers its health
+ * check.
  */
 import type { ChildProcess } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * Stops a child process: SIGTERM, then SIGKILL if it has not exited within 5 s.
@@ -37,6 +39,6 @@ export async function waitHealthy(
       // not listening yet
     }
     if (Date.now() > deadline) throw new Error(`${name} did not become healthy at ${url} within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 150));
+    await sleep(150);
   }
 }

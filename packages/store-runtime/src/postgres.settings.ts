@@ -1,5 +1,5 @@
 /**
- * The settings every Stratum cluster is written with (deploy/src/postgres.ts writes them into stratum.conf on every
+ * The settings every Stratum cluster is written with (postgres.ts writes them into stratum.conf on every
  * start), and how a value is spelled in postgresql.conf.
  */
 

@@ -23,10 +23,8 @@ import {
 } from 'node:fs';
 import { userInfo } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { confValue, type PgSetting, postgresSettings } from './postgres.settings';
-
-export type { PgSetting } from './postgres.settings';
-export { postgresSettings } from './postgres.settings';
 
 /** Where clusters go whose wanted data directory the `postgres` OS user cannot reach (see clusterDataDir). */
 export const RELOCATED = '/var/lib/stratum';
@@ -87,7 +85,6 @@ function serverUser(): { uid: number; gid: number } {
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 const log = (msg: string) => process.stderr.write(`postgres: ${msg}\n`);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** [command, args] that run `cmd` as the server's OS user (runuser when root). */
 function asServer(cmd: string, args: string[]): [string, string[]] {
@@ -156,7 +153,7 @@ function writeConfig(dataDir: string, settings: Record<string, PgSetting>): void
   writeFileSync(
     conf,
     [
-      '# Written by Stratum (deploy/src/postgres.ts) on every start: edits here are lost.',
+      '# Written by Stratum (packages/store-runtime/src/postgres.ts) on every start: edits here are lost.',
       ...Object.entries(settings).map(([k, v]) => `${k} = ${confValue(v)}`),
       '',
     ].join('\n'),
@@ -164,13 +161,16 @@ function writeConfig(dataDir: string, settings: Record<string, PgSetting>): void
   own(conf);
   const main = join(dataDir, 'postgresql.conf');
   if (!readFileSync(main, 'utf8').includes("include = 'stratum.conf'")) {
-    writeFileSync(main, `${readFileSync(main, 'utf8')}\n# Stratum's settings (deploy/src/postgres.ts)\ninclude = 'stratum.conf'\n`);
+    writeFileSync(
+      main,
+      `${readFileSync(main, 'utf8')}\n# Stratum's settings (packages/store-runtime/src/postgres.ts)\ninclude = 'stratum.conf'\n`,
+    );
   }
   const hba = join(dataDir, 'pg_hba.conf');
   writeFileSync(
     hba,
     [
-      '# Written by Stratum (deploy/src/postgres.ts) on every start: edits here are lost.',
+      '# Written by Stratum (packages/store-runtime/src/postgres.ts) on every start: edits here are lost.',
       '# Only the Unix socket, in a directory only the server OS user (and root) can enter; no TCP (listen_addresses is empty).',
       'local all all trust',
       '',

@@ -1,6 +1,6 @@
 /**
  * The store: FerretDB 2.5 (a MongoDB wire-protocol server) on a PostgreSQL 15 cluster of the project's own with the
- * DocumentDB extension (deploy/src/postgres.ts). docs/stores.md, "Building and running FerretDB 2.5 + DocumentDB".
+ * DocumentDB extension (postgres.ts). docs/stores.md, "Building and running FerretDB 2.5 + DocumentDB".
  *
  * One cluster per purpose, each kept between runs under ./var: the embedded default (`npm start`, durable), the
  * integration tests (fsync off) and the benchmarks (bigger buffers and WAL). In FerretDB 2.x every MongoDB database
@@ -11,12 +11,14 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, openSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { MongoClient } from 'mongodb';
 import { stopChild } from './child';
-import { type PgSetting, type RunningPostgres, startPostgres } from './postgres';
+import { type RunningPostgres, startPostgres } from './postgres';
+import type { PgSetting } from './postgres.settings';
 
-/** Repository root (this file is deploy/src/store.ts). */
-export const ROOT = resolve(__dirname, '..', '..');
+/** Repository root (this file is packages/store-runtime/src/store.ts). */
+export const ROOT = resolve(__dirname, '..', '..', '..');
 /** The FerretDB build install-store.sh copies out of its cache. */
 export const FERRETDB_BIN = join(ROOT, '.tools', 'bin', 'ferretdb');
 /** util-linux's setpriv (Debian: always installed). */
@@ -110,7 +112,7 @@ export async function waitForPing(uri: string, child: ChildProcess, logPath: str
         child.kill('SIGKILL');
         throw new Error(`FerretDB did not answer at ${uri} within ${timeoutMs} ms; see ${logPath}`);
       }
-      await new Promise((r) => setTimeout(r, 200));
+      await sleep(200);
     } finally {
       await client.close();
     }

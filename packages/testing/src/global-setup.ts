@@ -1,12 +1,12 @@
 /**
- * Integration tests' store: FerretDB 2.5 on the test cluster (var/test-postgres, kept between runs; deploy/src/store.ts).
+ * Integration tests' store: FerretDB 2.5 on the test cluster (var/test-postgres, kept between runs; @stratum/store-runtime).
  * Each test stack makes a MongoDB database of its own; the URI's default database is a fresh name per run.
  * To the test workers: STRATUM_TEST_MONGODB_URI (FerretDB) and STRATUM_TEST_POSTGRESQL_URL (the cluster, for a test
  * that runs a FerretDB of its own on it).
  */
 
 import { join } from 'node:path';
-import { ensureStoreInstalled, ROOT, type RunningStore, startStore } from '@stratum/deploy';
+import { ensureStoreInstalled, ROOT, type RunningStore, startStore } from '@stratum/store-runtime';
 
 /** What the global teardown gets back (jest runs both in its main process). */
 export interface TestStoreRun {

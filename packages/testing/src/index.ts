@@ -1,7 +1,13 @@
 /**
  * The whole stack in-process for integration tests: the three services (each its own app and store connection) on
  * ephemeral ports, and the real gateway in front of them with a real static tokens file. Each call gets its own
- * MongoDB database on the test FerretDB, so a test file owns its data.
+ * MongoDB database on the test FerretDB, so a test file owns its data. Also a test's own processes (processes.ts),
+ * a real Keystone (keystone.ts) and AMQP helpers (amqp.ts).
+ *
+ * Who depends on this package: it depends on every service and the gateway (it starts them), so a service or the
+ * gateway declaring it, even as a devDependency, would make the workspace graph cyclic. It is a devDependency of the
+ * workspace root instead, and the tests under services/<service>/test and gateway/test resolve it from the root's
+ * node_modules (as they resolve jest and supertest).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -203,6 +209,7 @@ export function signedHeaders(
 /** A fresh random UUID (message ids, resource ids). */
 export const uuid = () => randomUUID();
 export * from './amqp';
+export * from './keystone';
 export * from './processes';
 
 /** An answer of `sendRaw`: status, headers, and the body as text and, when it is JSON, parsed. */

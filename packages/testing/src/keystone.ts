@@ -1,5 +1,5 @@
 /**
- * A real Keystone for integration tests (Debian's `keystone` package, installed by
+ * A real Keystone for integration tests and the gateway benchmark (Debian's `keystone` package, installed by
  * deploy/scripts/install-openstack-clients.sh): SQLite, fernet tokens, the `admin` user bootstrapped with a random
  * password, served on loopback by the package's own `keystone-wsgi-public` test server. Optionally publishes its
  * notifications (CADF) to RabbitMQ on an exchange of the caller's choosing, so a test owns its messages.
@@ -9,8 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { stopChild, waitHealthy } from './child';
-import { freePort } from './store';
+import { freePort, stopChild, waitHealthy } from '@stratum/store-runtime';
 
 export interface KeystoneOptions {
   /** Publish notifications to this AMQP broker (`rabbit://user:pass@host:port/`) and exchange (control_exchange). */

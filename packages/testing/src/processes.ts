@@ -3,7 +3,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { freePort, ROOT, type RunningFerretDB, startFerretDB, waitHealthy } from '@stratum/deploy';
+import { freePort, ROOT, type RunningFerretDB, startFerretDB, waitHealthy } from '@stratum/store-runtime';
 import { suffix } from './amqp';
 
 /**

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadRegistryFile, ROOT } from '@stratum/deploy';
+import { loadRegistryFile } from '@stratum/deploy';
+import { ROOT } from '@stratum/store-runtime';
 import { startTestStack, type TestStack, tokenOf } from '@stratum/testing';
 import request from 'supertest';
 import { parse, stringify } from 'yaml';

@@ -6,9 +6,10 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { freePort, loadRegistryFile, stopChild } from '@stratum/deploy';
+import { loadRegistryFile } from '@stratum/deploy';
 import { checkRegistrySums } from '@stratum/domain-quota';
 import { signIdentity } from '@stratum/identity';
+import { freePort, stopChild } from '@stratum/store-runtime';
 import { startServiceProcess } from '@stratum/testing';
 import { type Db, MongoClient } from 'mongodb';
 import { stringify } from 'yaml';

@@ -7,8 +7,21 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadRegistryFile, ROOT, type RunningKeystone, startKeystone } from '@stratum/deploy';
-import { ALL_TENANTS, AMQP_URL, Bus, ingestEnv, startTestStack, suffix, type TestStack, tokenOf, waitFor } from '@stratum/testing';
+import { loadRegistryFile } from '@stratum/deploy';
+import { ROOT } from '@stratum/store-runtime';
+import {
+  ALL_TENANTS,
+  AMQP_URL,
+  Bus,
+  ingestEnv,
+  type RunningKeystone,
+  startKeystone,
+  startTestStack,
+  suffix,
+  type TestStack,
+  tokenOf,
+  waitFor,
+} from '@stratum/testing';
 import request from 'supertest';
 import { stringify } from 'yaml';
 

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { ROOT } from '@stratum/deploy';
+import { ROOT } from '@stratum/store-runtime';
 import { ALL_TENANTS, Bus, ingestEnv, startTestStack, suffix, type TestStack, tokenOf, uuid, waitFor } from '@stratum/testing';
 import { EVENTS_FORWARD_EXCHANGE } from '@stratum/traits';
 import pino from 'pino';

@@ -4,7 +4,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { freePort, ROOT, type RunningFerretDB, startFerretDB } from '@stratum/deploy';
+import { freePort, ROOT, type RunningFerretDB, startFerretDB } from '@stratum/store-runtime';
 import { ALL_TENANTS, Bus, ingestEnv, startTestStack, suffix, type TestStack, tokenOf, uuid, waitFor } from '@stratum/testing';
 import request from 'supertest';
 

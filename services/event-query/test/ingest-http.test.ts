@@ -6,7 +6,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { ROOT } from '@stratum/deploy';
+import { ROOT } from '@stratum/store-runtime';
 import { startTestStack, type TestStack, tokenOf, uuid } from '@stratum/testing';
 import pino from 'pino';
 import request from 'supertest';

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT } from '@stratum/deploy';
+import { ROOT } from '@stratum/store-runtime';
 
 const bodies: Record<string, unknown>[] = readFileSync(join(ROOT, 'deploy/samples/notifications.jsonl'), 'utf8')
   .trim()

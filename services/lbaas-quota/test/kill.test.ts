@@ -5,8 +5,8 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { freePort, stopChild } from '@stratum/deploy';
 import { signIdentity } from '@stratum/identity';
+import { freePort, stopChild } from '@stratum/store-runtime';
 import { startServiceProcess } from '@stratum/testing';
 
 jest.setTimeout(120_000);
