@@ -1,7 +1,7 @@
 /**
  * Gateway settings, from the environment, parsed once.
  */
-import { parseConfig } from '@stratum/http-kit';
+import { BaseServiceEnv, parseConfig } from '@stratum/http-kit';
 import { KeystoneEnv } from '@stratum/keystone';
 import { z } from 'zod';
 import { parseTrustedProxies } from './public-url';
@@ -43,9 +43,14 @@ const PublicUrl = z
     }
   }, 'expected an absolute http(s) URL without query, fragment or credentials, e.g. https://api.example.com');
 
-export const GatewayEnv = z
-  .object({
-    HOST: z.string().default('127.0.0.1'),
+/**
+ * The gateway's settings. HOST, STRATUM_IDENTITY_SECRET, REDIS_URL and LOG_LEVEL are the services' own keys
+ * (http-kit BaseServiceEnv), read the same way; the gateway has no store (no MONGODB_* keys). Its Redis, when set, is
+ * shared by the gateway replicas for the token cache and the rate-limit counters; empty, or while Redis is down, both
+ * live in this process.
+ */
+export const GatewayEnv = BaseServiceEnv.pick({ HOST: true, STRATUM_IDENTITY_SECRET: true, REDIS_URL: true, LOG_LEVEL: true })
+  .extend({
     PORT: z.coerce.number().int().min(0).max(65535).default(8780),
     /** Upstream base URLs; each service may run on its own host. */
     EVENT_QUERY_URL: z.url().default('http://127.0.0.1:8781'),
@@ -77,18 +82,11 @@ export const GatewayEnv = z
           return z.NEVER;
         }
       }),
-    /** Secret shared with the services for signing forwarded identities. */
-    STRATUM_IDENTITY_SECRET: z.string().min(16, 'STRATUM_IDENTITY_SECRET must be at least 16 characters'),
     /**
      * Static tokens file (JSON: {"tokens": {"<token>": {user_id, project_id, domain_id, roles}}}): the embedded
      * default. Exactly one of TOKENS_FILE and KEYSTONE_URL is set.
      */
     TOKENS_FILE: z.string().default(''),
-    /**
-     * Redis shared by gateway replicas for the token cache and the rate-limit counters (`redis://host:6379/0`).
-     * Empty, or while Redis is down: both live in this process.
-     */
-    REDIS_URL: z.string().default(''),
     /** Longest a valid Keystone token is trusted without asking Keystone again, in seconds (keystonemiddleware's token_cache_time); never past the token's expires_at. */
     TOKEN_CACHE_SECONDS: z.coerce.number().int().min(0).default(300),
     /** How long a token Keystone refused stays refused without asking again, in seconds. */
@@ -123,7 +121,6 @@ export const GatewayEnv = z
         }
         return n;
       }),
-    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .extend(KeystoneEnv.shape)
   .superRefine((c, ctx) => {
@@ -144,6 +141,10 @@ export const GatewayEnv = z
   });
 export type GatewayConfig = Readonly<z.infer<typeof GatewayEnv>>;
 
+/**
+ * Parses the gateway's settings from `env`.
+ * @throws Error listing every invalid key (http-kit parseConfig).
+ */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   return parseConfig(GatewayEnv, env);
 }

@@ -5,6 +5,7 @@
 import type { Identity } from '@stratum/identity';
 import { type KeystoneClient, KeystoneError, type KeystoneToken } from '@stratum/keystone';
 import type { Logger } from 'pino';
+import { IDENTITY_UNAVAILABLE } from '../errors';
 import { type TokenCache, tokenKey } from './tokens.cache';
 import { IdentityUnavailable, type TokenValidator } from './tokens.types';
 
@@ -57,7 +58,7 @@ export class KeystoneTokens implements TokenValidator {
     } catch (err) {
       const status = err instanceof KeystoneError ? err.status : 0;
       this.logger.error({ status, err: (err as Error).message }, 'token validation failed');
-      throw new IdentityUnavailable('The identity service is unavailable.');
+      throw new IdentityUnavailable(IDENTITY_UNAVAILABLE);
     }
     const expiresAt = body ? Date.parse(body.expires_at) : Number.NaN;
     if (!body || !(expiresAt > Date.now())) {
