@@ -1,26 +1,35 @@
 /**
- * The route table: which group (and so which upstream and error shape) serves a path.
+ * The route table: which group (and so which upstream and error shape) serves a path. The paths each group serves
+ * are its service's contract (`@stratum/<service>/contract`), stated there once.
  *
- * Every SPEC.md path is served at the root and also under one prefix per group, so a Keystone catalog can give each
- * service type its own endpoint (DESIGN.md "Discovery").
+ * Every path of the API contract (docs/api/README.md) is served at the root and also under one prefix per group, so
+ * a Keystone catalog can give each service type its own endpoint (docs/decisions.md "Discovery").
  */
+import { contract as domainContract } from '@stratum/domain-quota/contract';
+import { contract as eventContract, INGEST_PATH } from '@stratum/event-query/contract';
 import { type ErrorRenderer, renderKeystoneError, renderOctaviaError, renderPankoError } from '@stratum/http-kit';
+import { contract as lbaasContract } from '@stratum/lbaas-quota/contract';
+import type { ServiceContract } from '@stratum/openapi';
 import { domainQuotaVersions, octaviaVersions, pankoVersions } from './versions';
 
-export type Group = 'event' | 'lbaas' | 'domain';
+export type Group = ServiceContract['group'];
+
+/** Each group's service contract: its paths, error body and OpenAPI sections. */
+export const CONTRACTS: Record<Group, ServiceContract> = { event: eventContract, lbaas: lbaasContract, domain: domainContract };
 
 /**
- * Where Ceilometer's `http://` publisher posts events (admin only). Not `POST /v2/events`, which SPEC.md gives to
- * listing. Ceilometer's publisher cannot send `X-Auth-Token`, only HTTP Basic credentials from its URL, so on this
- * path the gateway also takes the token from the Basic password (`http://ceilometer:<token>@host/v2/ingest/events`).
+ * Where Ceilometer's `http://` publisher posts events (admin only; one of the event group's paths). Not
+ * `POST /v2/events`, which the API gives to listing. Ceilometer's publisher cannot send `X-Auth-Token`, only HTTP
+ * Basic credentials from its URL, so on this path the gateway also takes the token from the Basic password
+ * (`http://ceilometer:<token>@host/v2/ingest/events`).
  */
-export const INGEST_PATH = '/v2/ingest/events';
+export { INGEST_PATH };
 
 export interface GroupSpec {
   /** Catalog-style prefix, e.g. `/load-balancer`. */
   prefix: string;
-  /** Paths (after the prefix) this group serves; matched as whole path segments. */
-  paths: string[];
+  /** Paths (after the prefix) this group serves, from its contract; matched as whole path segments. */
+  paths: readonly string[];
   render: ErrorRenderer;
   versions: (base: string) => unknown;
   /** Human name in outage messages. */
@@ -30,21 +39,21 @@ export interface GroupSpec {
 export const GROUPS: Record<Group, GroupSpec> = {
   event: {
     prefix: '/event',
-    paths: ['/v2/events', '/v2/query/events', '/v2/event_types', '/v2/capabilities', INGEST_PATH],
+    paths: CONTRACTS.event.paths,
     render: renderPankoError,
     versions: pankoVersions,
     name: 'event query',
   },
   lbaas: {
     prefix: '/load-balancer',
-    paths: ['/v2.0/lbaas/quotas', '/v2/lbaas/quotas', '/v2.0/quotas', '/v2/quotas'],
+    paths: CONTRACTS.lbaas.paths,
     render: renderOctaviaError,
     versions: octaviaVersions,
     name: 'load balancer quota',
   },
   domain: {
     prefix: '/domain-quota',
-    paths: ['/v3/domain_quotas', '/v3/domain_usage', '/v3/domain_quota_registry'],
+    paths: CONTRACTS.domain.paths,
     render: renderKeystoneError,
     versions: domainQuotaVersions,
     name: 'department quota',

@@ -2,31 +2,22 @@
  * The OpenAPI 3.1 document of everything the gateway serves, generated from the services' zod schemas with
  * @asteasolutions/zod-to-openapi.
  *
- * Each service describes its own routes next to its routers (`<resource>.openapi.ts`, exported as
- * `@stratum/<service>/openapi`), with the paths it serves and its group's error shape. Here they are tagged, given the
- * gateway's parts (the `X-Auth-Token` scheme, its 401 in Keystone's shape, upstream failures in the group's shape,
- * the group prefix as a second server) and joined with the gateway's own public routes (routes.ts, app.ts).
+ * Each service states its routes in its contract (`@stratum/<service>/contract`, routes.ts CONTRACTS: the paths it
+ * serves, its group's error shape, its tagged route descriptions), built from the zod schemas its routes validate
+ * with. Here they are tagged, given the gateway's parts (the `X-Auth-Token` scheme, its 401 in Keystone's shape,
+ * upstream failures in the group's shape, the group prefix as a second server) and joined with the gateway's own
+ * public routes (routes.ts, public-routes.ts).
  */
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
-import * as domainQuota from '@stratum/domain-quota/openapi';
-import * as eventQuery from '@stratum/event-query/openapi';
-import * as lbaasQuota from '@stratum/lbaas-quota/openapi';
 import { jsonResponse, type OpenApiSection } from '@stratum/openapi';
 import { z } from 'zod';
 import gatewayPackage from '../../package.json';
-import { GROUPS, type Group, IDENTITY_LOOKUPS, INGEST_PATH } from '../routes';
+import { CONTRACTS, GROUPS, type Group, IDENTITY_LOOKUPS, INGEST_PATH } from '../routes';
 import { domainQuotaVersions, octaviaVersions, pankoVersions } from '../versions';
 
 /** Where the document and the reference page are served (openapi.router.ts). */
 export const OPENAPI_PATH = '/openapi.json';
 export const DOCS_PATH = '/docs';
-
-/** What each service module gives: its tagged route lists and its group's error body. */
-interface ServiceOpenApi {
-  openapiSections(): OpenApiSection[];
-  errorSchema: z.ZodType;
-}
-const SERVICES: Record<Group, ServiceOpenApi> = { event: eventQuery, lbaas: lbaasQuota, domain: domainQuota };
 
 const TOKEN = 'keystoneToken';
 const BASIC = 'ceilometerBasic';
@@ -60,9 +51,9 @@ const VERSIONS: Record<Group, z.ZodType> = {
 };
 
 /** A response with the group's error body. */
-const groupError = (group: Group, description: string) => jsonResponse(description, SERVICES[group].errorSchema);
+const groupError = (group: Group, description: string) => jsonResponse(description, CONTRACTS[group].errorSchema);
 /** The gateway's own 401 (and the identity look-ups' 403): Keystone's body. */
-const keystoneError = (description: string) => jsonResponse(description, domainQuota.errorSchema);
+const keystoneError = (description: string) => jsonResponse(description, CONTRACTS.domain.errorSchema);
 
 const retryAfter = z.object({ 'Retry-After': z.string().describe('seconds') });
 
@@ -249,7 +240,7 @@ export function buildOpenApiDocument(): object {
     }
   };
   for (const group of Object.keys(GROUPS) as Group[]) {
-    add(SERVICES[group].openapiSections(), (r) => withGatewayParts(group, r));
+    add(CONTRACTS[group].openapiSections(), (r) => withGatewayParts(group, r));
   }
   add(gatewayRoutes(), (r) => r);
 
