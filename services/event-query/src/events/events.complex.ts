@@ -1,14 +1,14 @@
 /**
  * Query translation, part 2: Ceilometer's complex query (`ceilometer/api/controllers/v2/query.py`
- * `ValidatedComplexQuery`, reference/events.md §9), reused for POST /v2/query/events: the JSON text of `filter` →
+ * `ValidatedComplexQuery`, docs/upstream/events.md §9), reused for POST /v2/query/events: the JSON text of `filter` →
  * a MongoDB filter over the stored event document (events.model.ts), with the safe `=~` subset.
  */
-import { AppError } from '@stratum/http-kit';
 import { canonicalTimestamp } from '@stratum/traits';
 import { isInteger, isSafeNumber, parse as parseLossless } from 'lossless-json';
 import { type Filter, Long } from 'mongodb';
+import * as errors from '../errors';
 import { type EventDoc, encodeTraitName, toInt64 } from './events.model';
-import { bad, type Cond, mergeAnd } from './events.query';
+import { type Cond, mergeAnd } from './events.query';
 
 /** Comparison operators, lower-cased, with Ceilometer's aliases `=<` and `=>` (a Map: operators are client-named). */
 const COMPLEX_OPS = new Map([
@@ -48,14 +48,10 @@ function fieldPath(field: string): { path: string; kind: FieldKind } {
   }
 }
 
-function filterError(detail: string): AppError {
-  return bad(`Filter expression not valid: ${detail}`);
-}
-
 /**
  * Parses the JSON text of a filter or orderby. Integers beyond 2^53 stay exact (as int64 `Long`s, or as digit
  * strings beyond int64), so they compare exactly with stored integer traits.
- * @throws AppError 400 `<prefix><parser message>`.
+ * @throws SyntaxError `<prefix><parser message>` (the body's schema reports it as a 400).
  */
 export function parseQueryJson(text: string, prefix: string): unknown {
   try {
@@ -65,7 +61,7 @@ export function parseQueryJson(text: string, prefix: string): unknown {
       return toInt64(BigInt(n)) ?? n;
     });
   } catch (err) {
-    throw bad(`${prefix}${(err as Error).message}`);
+    throw new SyntaxError(`${prefix}${(err as Error).message}`);
   }
 }
 
@@ -80,7 +76,7 @@ const REGEX_MAX_LENGTH = 256;
  * @throws AppError 400 naming what is not allowed.
  */
 export function safePattern(pattern: string): string {
-  const fail = (why: string) => filterError(`=~ pattern ${JSON.stringify(pattern)} is not allowed: ${why}`);
+  const fail = (why: string) => errors.filterNotValid(`=~ pattern ${JSON.stringify(pattern)} is not allowed: ${why}`);
   if (pattern.length > REGEX_MAX_LENGTH) throw fail(`longer than ${REGEX_MAX_LENGTH} characters`);
   let variable = 0;
   let i = 0;
@@ -171,9 +167,9 @@ function isLeaf(v: unknown): v is Leaf {
  */
 function leafValues(kind: FieldKind, value: Leaf, field: string, forRange: boolean): unknown[] {
   if (kind === 'time') {
-    if (typeof value !== 'string') throw filterError(`${field} must be compared with a timestamp string`);
+    if (typeof value !== 'string') throw errors.filterNotValid(`${field} must be compared with a timestamp string`);
     const ts = canonicalTimestamp(value);
-    if (!ts) throw bad(`Failed to parse the timestamp value ${value}`);
+    if (!ts) throw errors.badTimestamp(value);
     return [ts];
   }
   if (typeof value === 'boolean') return [value ? 'True' : 'False'];
@@ -197,53 +193,53 @@ export function translateComplexFilter(expr: unknown, ctx: ComplexQueryContext):
   const checkProject = (field: string, values: unknown[]) => {
     if (ctx.ownProject === null || (field !== 'project_id' && field !== 'tenant_id')) return;
     for (const v of values) {
-      if (v !== ctx.ownProject) throw new AppError(403, `Not Authorized to access project ${String(v)}`);
+      if (v !== ctx.ownProject) throw errors.projectNotAuthorized(String(v));
     }
   };
   const walk = (node: unknown, depth: number): Cond => {
-    if (++nodes > MAX_NODES) throw filterError(`more than ${MAX_NODES} expressions`);
-    if (depth > MAX_DEPTH) throw filterError(`nested deeper than ${MAX_DEPTH} levels`);
+    if (++nodes > MAX_NODES) throw errors.filterNotValid(`more than ${MAX_NODES} expressions`);
+    if (depth > MAX_DEPTH) throw errors.filterNotValid(`nested deeper than ${MAX_DEPTH} levels`);
     if (node === null || typeof node !== 'object' || Array.isArray(node) || node instanceof Long) {
-      throw filterError(`${JSON.stringify(node)} is not an expression object`);
+      throw errors.filterNotValid(`${JSON.stringify(node)} is not an expression object`);
     }
     const keys = Object.keys(node);
-    if (keys.length !== 1) throw filterError(`an expression must have exactly one operator, got ${keys.length}`);
+    if (keys.length !== 1) throw errors.filterNotValid(`an expression must have exactly one operator, got ${keys.length}`);
     const opRaw = keys[0] as string;
     const op = opRaw.toLowerCase();
     const arg = (node as Record<string, unknown>)[opRaw];
     if (op === 'and' || op === 'or') {
-      if (!Array.isArray(arg) || arg.length < 2) throw filterError(`${opRaw} needs a list of at least 2 expressions`);
+      if (!Array.isArray(arg) || arg.length < 2) throw errors.filterNotValid(`${opRaw} needs a list of at least 2 expressions`);
       const parts = arg.map((a) => walk(a, depth + 1));
       return op === 'and' ? mergeAnd(...parts) : { $or: parts };
     }
     if (op === 'not') return { $nor: [walk(arg, depth + 1)] };
     const mongoOp = COMPLEX_OPS.get(op);
-    if (!mongoOp) throw filterError(`operator ${opRaw} is not supported; supported operators are ${COMPLEX_OP_NAMES.join(' ')}`);
+    if (!mongoOp) throw errors.filterNotValid(`operator ${opRaw} is not supported; supported operators are ${COMPLEX_OP_NAMES.join(' ')}`);
     if (arg === null || typeof arg !== 'object' || Array.isArray(arg) || arg instanceof Long) {
-      throw filterError(`${opRaw} needs an object {field: value}`);
+      throw errors.filterNotValid(`${opRaw} needs an object {field: value}`);
     }
     const fields = Object.keys(arg);
-    if (fields.length !== 1) throw filterError(`${opRaw} must compare exactly one field, got ${fields.length}`);
+    if (fields.length !== 1) throw errors.filterNotValid(`${opRaw} must compare exactly one field, got ${fields.length}`);
     const field = fields[0] as string;
-    if (field.trim() === '') throw filterError('empty field name');
-    if (field.includes('\u0000')) throw filterError(`field name ${JSON.stringify(field)} contains NUL`);
+    if (field.trim() === '') throw errors.filterNotValid('empty field name');
+    if (field.includes('\u0000')) throw errors.filterNotValid(`field name ${JSON.stringify(field)} contains NUL`);
     const { path, kind } = fieldPath(field);
     const raw = (arg as Record<string, unknown>)[field];
     if (op === 'in') {
-      if (!Array.isArray(raw) || raw.length === 0) throw filterError(`in needs a non-empty list of values for ${field}`);
+      if (!Array.isArray(raw) || raw.length === 0) throw errors.filterNotValid(`in needs a non-empty list of values for ${field}`);
       nodes += raw.length;
-      if (nodes > MAX_NODES * 4) throw filterError(`more than ${MAX_NODES * 4} values in in lists`);
+      if (nodes > MAX_NODES * 4) throw errors.filterNotValid(`more than ${MAX_NODES * 4} values in in lists`);
       const values = raw.flatMap((v) => {
-        if (!isLeaf(v) || typeof v === 'boolean') throw filterError(`in takes strings and numbers, got ${JSON.stringify(v)}`);
+        if (!isLeaf(v) || typeof v === 'boolean') throw errors.filterNotValid(`in takes strings and numbers, got ${JSON.stringify(v)}`);
         return leafValues(kind, v, field, false);
       });
       checkProject(field, values);
       return { [path]: { $in: values } };
     }
-    if (!isLeaf(raw)) throw filterError(`the value of ${field} must be a string, a number or a boolean`);
+    if (!isLeaf(raw)) throw errors.filterNotValid(`the value of ${field} must be a string, a number or a boolean`);
     if (mongoOp === '$regex') {
-      if (typeof raw !== 'string') throw filterError('=~ needs a string pattern');
-      if (kind === 'time') throw filterError(`=~ cannot be used on ${field}`);
+      if (typeof raw !== 'string') throw errors.filterNotValid('=~ needs a string pattern');
+      if (kind === 'time') throw errors.filterNotValid(`=~ cannot be used on ${field}`);
       checkProject(field, [raw]);
       return { [path]: { $regex: safePattern(raw) } };
     }

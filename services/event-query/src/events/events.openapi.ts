@@ -15,10 +15,13 @@ import {
   ComplexQueryBody,
   EVENT_TYPES_PATH,
   EVENTS_PATH,
+  EventTypeParams,
   ListBody,
   ListQueryString,
+  MessageIdParams,
   PageQuery,
   QUERY_PATH,
+  TraitNameParams,
 } from './events.schema';
 
 /** Panko's error body (`ParsableErrorMiddleware` around a WSME fault). */
@@ -68,10 +71,6 @@ const nextLink = z.object({
   Link: z.string().optional().describe('`<url>; rel="next"` while more rows exist: the same query as a GET, with `marker`'),
 });
 
-const MessageId = z.object({ message_id: z.string().describe("the event's message_id (a UUID)") });
-const EventType = z.object({ event_type: z.string().describe('an event type, e.g. compute.instance.create.end') });
-const TraitName = EventType.extend({ trait_name: z.string().describe('a trait name, e.g. resource_id') });
-
 const listDescription =
   'Panko\'s simple query: filters AND-ed, keyset paging (`limit`, `marker`, `Link: rel="next"`). Arguments come from the ' +
   'query string or from a JSON body (Panko reads the body on GET too); a key in both is a 400. Non-admins see only ' +
@@ -107,7 +106,7 @@ export function eventsRoutes(): RouteConfig[] {
       path: `${EVENTS_PATH}/{message_id}`,
       operationId: 'getEvent',
       summary: 'Get one event (A1)',
-      request: { params: MessageId, query: AllTenantsQuery },
+      request: { params: MessageIdParams, query: AllTenantsQuery },
       responses: {
         200: json('The event', Event),
         ...pankoErrors({ 400: 'Unknown argument', 404: '`Event <id> Not Found`, also outside the caller’s visibility' }),
@@ -143,7 +142,7 @@ export function eventsRoutes(): RouteConfig[] {
       path: `${EVENT_TYPES_PATH}/{event_type}`,
       operationId: 'getEventType',
       summary: "Panko's unused API: always 404",
-      request: { params: EventType },
+      request: { params: EventTypeParams },
       responses: pankoErrors({ 404: '`Event type <type> Not Found`' }),
     },
     {
@@ -151,7 +150,7 @@ export function eventsRoutes(): RouteConfig[] {
       path: `${EVENT_TYPES_PATH}/{event_type}/traits`,
       operationId: 'listTraitDescriptions',
       summary: 'List the trait names and types of an event type',
-      request: { params: EventType, query: AllTenantsQuery },
+      request: { params: EventTypeParams, query: AllTenantsQuery },
       responses: {
         200: json('Distinct name and type pairs, sorted; [] for an unknown type', z.array(TraitDescription)),
         ...pankoErrors({ 400: 'Unknown argument' }),
@@ -162,7 +161,7 @@ export function eventsRoutes(): RouteConfig[] {
       path: `${EVENT_TYPES_PATH}/{event_type}/traits/{trait_name}`,
       operationId: 'listTraitValues',
       summary: "List a trait's values across events of a type",
-      request: { params: TraitName, query: PageQuery },
+      request: { params: TraitNameParams, query: PageQuery },
       responses: {
         200: json('One page of traits, in time order', z.array(Trait), nextLink),
         ...pankoErrors({ 400: 'Unknown argument, bad limit or marker' }),

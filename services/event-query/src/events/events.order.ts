@@ -1,7 +1,8 @@
 /**
  * Query translation, part 3: order (`orderby`, `sort`) and the keyset condition of marker paging.
  */
-import { bad, type Cond } from './events.query';
+import * as errors from '../errors';
+import type { Cond } from './events.query';
 
 /** Sort keys accepted in `orderby`, mapped to stored fields (a Map: the keys are client-named). */
 const ORDER_FIELDS = new Map([
@@ -18,7 +19,7 @@ export type SortSpec = [string, 1 | -1][];
  * @throws AppError 400 `Order-by expression not valid: ...`.
  */
 export function translateOrderBy(orderby: unknown): SortSpec {
-  const fail = (d: string) => bad(`Order-by expression not valid: ${d}`);
+  const fail = errors.orderByNotValid;
   if (!Array.isArray(orderby)) throw fail('must be a list of {field: direction} objects');
   const out: SortSpec = [];
   if (orderby.length === 0) return withTiebreak([['generated', -1]]);
@@ -49,17 +50,11 @@ export function translateListSort(sort: string[]): SortSpec {
   for (const s of sort) {
     const [key = '', dir = 'asc', ...extra] = s.split(':');
     const path = LIST_SORT_KEYS.get(key);
-    const help =
-      "the sort parameter should be a pair of sort key and sort dir combined with ':', or only sort key specified and sort dir will be default 'asc'";
     if (!path || extra.length > 0) {
-      throw bad(
-        `Invalid input for field/attribute sort. Value: '${s}'. ${help}, the supported sort keys are: ('message_id', 'generated', 'event_type')`,
-      );
+      throw errors.invalidSortKey(s);
     }
     if (dir !== 'asc' && dir !== 'desc') {
-      throw bad(
-        `Invalid input for field/attribute sort direction. Value: '${s}'. ${help}, the supported sort directions are: ('asc', 'desc')`,
-      );
+      throw errors.invalidSortDirection(s);
     }
     if (!spec.some(([k]) => k === path)) spec.push([path, dir === 'desc' ? -1 : 1]);
   }

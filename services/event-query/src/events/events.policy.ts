@@ -12,9 +12,9 @@
  *
  * The same rule covers the event-type summaries (they carry the same `project_id` scope).
  */
-import { AppError } from '@stratum/http-kit';
 import type { Identity } from '@stratum/identity';
 import { credentialsOf, Policy, type RuleDefault } from '@stratum/policy';
+import { rbacFailed } from '../errors';
 import { INGEST_RULES } from '../ingest/ingest.policy';
 
 const op = (method: string, path: string) => ({ method, path });
@@ -89,7 +89,7 @@ export class EventPolicy {
 
   /** @throws AppError 403 `RBAC Authorization Failed` (Panko's) when `identity` may not perform `action`. */
   authorize(identity: Identity, action: EventAction): void {
-    if (!this.check(identity, action)) throw new AppError(403, 'RBAC Authorization Failed');
+    if (!this.check(identity, action)) throw rbacFailed();
   }
 
   /** The MongoDB filter (on the `project_id` scope field) that limits a query to what `identity` may see. */

@@ -6,18 +6,13 @@
  * Rules and messages follow reference/events.md §4-§5 (Panko `_event_query_to_event_filter`), except where Panko
  * answered 500 (bad timestamp): that is a 400 here.
  */
-import { AppError } from '@stratum/http-kit';
 import { canonicalTimestamp, parseTraitType, type TraitType } from '@stratum/traits';
 import { type Filter, Long } from 'mongodb';
+import * as errors from '../errors';
 import { type EventDoc, encodeTraitName, toInt64 } from './events.model';
 
 /** A MongoDB filter under construction. */
 export type Cond = Record<string, unknown>;
-
-/** A 400 in the group's shape. */
-export function bad(message: string): AppError {
-  return new AppError(400, message);
-}
 
 /**
  * AND of conditions as one plain object where possible: conditions on different fields are merged, operator objects
@@ -92,16 +87,14 @@ const SPECIAL_OPS = new Map<string, readonly Op[]>([
  * @throws AppError 400.
  */
 export function checkTraitName(name: string, what: string): string {
-  if (name === '') throw bad(`Invalid input for field/attribute ${what}. Value: ''. A trait name cannot be empty.`);
-  if (name.includes('\u0000')) {
-    throw bad(`Invalid input for field/attribute ${what}. Value: ${JSON.stringify(name)}. A trait name cannot contain NUL.`);
-  }
+  if (name === '') throw errors.traitNameEmpty(what);
+  if (name.includes('\u0000')) throw errors.traitNameHasNul(what, name);
   return name;
 }
 
 function timestampOrFail(value: string): string {
   const ts = canonicalTimestamp(value);
-  if (!ts) throw bad(`Unable to convert the value ${value} to the expected data type datetime.`);
+  if (!ts) throw errors.notConvertible(value, 'datetime');
   return ts;
 }
 
@@ -113,18 +106,18 @@ function timestampOrFail(value: string): string {
 export function convertTraitValue(value: string, typeName: string): string | number | Long {
   const type: TraitType | undefined = typeName === '' ? 'String' : parseTraitType(typeName);
   if (!type) {
-    throw bad(`The data type ${typeName} is not supported. The supported data type list is: ['integer', 'float', 'string', 'datetime']`);
+    throw errors.typeNotSupported(typeName);
   }
   switch (type) {
     case 'integer': {
       const text = value.trim();
-      if (!/^[-+]?\d+$/.test(text)) throw bad(`Unable to convert the value ${value} to the expected data type integer.`);
+      if (!/^[-+]?\d+$/.test(text)) throw errors.notConvertible(value, 'integer');
       const big = BigInt(text);
       return toInt64(big) ?? big.toString();
     }
     case 'float': {
       const n = Number(value);
-      if (value.trim() === '' || !Number.isFinite(n)) throw bad(`Unable to convert the value ${value} to the expected data type float.`);
+      if (value.trim() === '' || !Number.isFinite(n)) throw errors.notConvertible(value, 'float');
       return n;
     }
     case 'datetime':
@@ -169,12 +162,12 @@ export function translateSimpleQuery(q: SimpleQuery[], isAdmin: boolean): Simple
   for (const item of q) {
     const op = (item.op || 'eq') as Op;
     if (!OPS.includes(op)) {
-      throw bad(`Operator ${item.op} is not supported. The supported operators are: ('lt', 'le', 'eq', 'ne', 'ge', 'gt')`);
+      throw errors.operatorNotSupported(item.op);
     }
     checkTraitName(item.field, 'q.field');
     const allowed = SPECIAL_OPS.get(item.field);
     if (allowed && !allowed.includes(op)) {
-      throw bad(`Operator ${op} is not supported. Only \`${allowed[0]}' operator is available for field ${item.field}`);
+      throw errors.operatorOnly(op, allowed[0] as string, item.field);
     }
     // For a non-admin, all_tenants is an ordinary trait name.
     if (item.field === 'all_tenants' && isAdmin) {

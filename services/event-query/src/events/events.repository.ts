@@ -2,13 +2,12 @@
  * The `events` collection and its summaries: every read and write of events goes through here.
  *
  * Summaries answer `/v2/event_types` and `/v2/event_types/{type}/traits` without scanning events (Panko ran a
- * DISTINCT over every trait row, reference/events.md §14 #6):
+ * DISTINCT over every trait row, docs/upstream/events.md §14 #6):
  * - `event_types`: one document per (project scope, event type), `{_id: "<scope>\u001f<type>", project_id, event_type}`;
  * - `event_traits`: one per (scope, type, trait name, trait type), `{_id: …, project_id, event_type, name, type}`.
  * Both are insert-only (a duplicate key means "already known"), so concurrent writers never contend on one
  * document, and an in-process cache of what was already written keeps the writes to new combinations only.
  */
-import { AppError } from '@stratum/http-kit';
 import {
   type Collection,
   type Db,
@@ -49,6 +48,17 @@ const RETIRED_INDEXES = ['generated', 'resource_type_generated', 'project_genera
 
 /** MongoDB's MaxTimeMSExpired. */
 const MAX_TIME_EXPIRED = 50;
+
+/**
+ * A valid query the store did not answer within EVENTS_QUERY_TIMEOUT_MS (`ms`); the router answers it with a 503
+ * that says so.
+ */
+export class QueryTimedOut extends Error {
+  constructor(readonly ms: number) {
+    super(`The query did not finish within ${ms} ms`);
+    this.name = 'QueryTimedOut';
+  }
+}
 
 export class EventsRepository {
   private readonly col: Collection<EventDoc>;
@@ -204,16 +214,13 @@ export class EventsRepository {
     return this.queryTimeoutMs > 0 ? this.queryTimeoutMs : undefined;
   }
 
-  /** Turns a server-side time-out into a clear 503 (the query was valid, the store could not answer it in time). */
+  /** Turns a server-side time-out into QueryTimedOut (the query was valid, the store could not answer it in time). */
   private async guard<T>(p: Promise<T>): Promise<T> {
     try {
       return await p;
     } catch (err) {
       if (err instanceof MongoServerError && err.code === MAX_TIME_EXPIRED) {
-        throw new AppError(
-          503,
-          `The query did not finish within ${this.queryTimeoutMs} ms; narrow it with event_type, resource_id or a time window.`,
-        );
+        throw new QueryTimedOut(this.queryTimeoutMs);
       }
       throw err;
     }

@@ -2,10 +2,10 @@
  * Event reads: one event by id (A1), the complex query (A2), the list (A3), event types, trait descriptions and
  * trait values; every one authorized and scoped by events.policy.ts.
  */
-import { AppError } from '@stratum/http-kit';
 import type { Identity } from '@stratum/identity';
 import type { Trait } from '@stratum/traits';
 import type { Filter, Sort } from 'mongodb';
+import * as errors from '../errors';
 import { translateComplexFilter } from './events.complex';
 import { type EventDoc, encodeTraitName, type StoredEvent, traitsOf } from './events.model';
 import { afterMarker, type SortSpec, translateListSort, translateOrderBy, withTiebreak } from './events.order';
@@ -54,7 +54,7 @@ export class EventsService {
   async get(identity: Identity, messageId: string, allTenants = false): Promise<StoredEvent> {
     this.policy.authorize(identity, 'telemetry:events:show');
     const doc = await this.repo.findById(messageId);
-    if (!doc || !this.policy.canSee(identity, doc.project_id, allTenants)) throw new AppError(404, `Event ${messageId} Not Found`);
+    if (!doc || !this.policy.canSee(identity, doc.project_id, allTenants)) throw errors.eventNotFound(messageId);
     return doc;
   }
 
@@ -62,10 +62,7 @@ export class EventsService {
   private limitOf(limit: number | undefined): number {
     if (limit === undefined) return Math.min(this.limits.defaultLimit, this.limits.maxLimit);
     if (limit > this.limits.maxLimit) {
-      throw new AppError(
-        400,
-        `Invalid input for field/attribute limit. Value: '${limit}'. the limit may not exceed ${this.limits.maxLimit}.`,
-      );
+      throw errors.limitTooLarge(limit, this.limits.maxLimit);
     }
     return limit;
   }
@@ -85,7 +82,7 @@ export class EventsService {
     let after = {};
     if (marker !== undefined) {
       const keys = await this.repo.sortKeysOf(marker);
-      if (!keys || !this.policy.canSee(identity, keys.project_id, allTenants)) throw new AppError(400, `Marker ${marker} not found.`);
+      if (!keys || !this.policy.canSee(identity, keys.project_id, allTenants)) throw errors.markerNotFound(marker);
       after = afterMarker(sort, keys as unknown as Record<string, unknown>);
     }
     const where = mergeAnd(filter, this.policy.visibilityFilter(identity, allTenants), after) as Filter<EventDoc>;

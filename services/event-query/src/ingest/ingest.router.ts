@@ -1,5 +1,5 @@
 /**
- * `POST /v2/ingest/events`: the body of Ceilometer's `http://` publisher (reference/events.md §13): a JSON array of
+ * `POST /v2/ingest/events`: the body of Ceilometer's `http://` publisher (docs/upstream/events.md §13): a JSON array of
  * serialized events (`batch=True`, the default) or one event object (`batch=False`). Notifications in either
  * oslo envelope are accepted too and converted with the definitions file.
  *
@@ -9,10 +9,11 @@
  * other than INFO/ERROR, an unknown priority, an unmatched type with EVENT_DROP_UNMATCHED), each also logged at warn.
  * Admin only by default (`telemetry:events:create`, ingest.policy.ts), 403 otherwise; 503 when the store is down (the publisher may retry).
  */
-import { AppError, identityOf, methodNotAllowed } from '@stratum/http-kit';
+import { identityOf, methodNotAllowed } from '@stratum/http-kit';
 import type { Event } from '@stratum/traits';
 import { type Request, type Response, Router } from 'express';
 import type { Logger } from 'pino';
+import * as errors from '../errors';
 import { DEFAULT_EVENT_POLICY, type EventPolicy } from '../events/events.policy';
 import { INGEST_PATH } from './ingest.schema';
 import type { IngestService } from './ingest.service';
@@ -25,7 +26,7 @@ export function ingestRouter(ingest: IngestService, decode: DecodeOptions, polic
   r.post(INGEST_PATH, async (req: Request, res: Response) => {
     policy.authorize(identityOf(res), 'telemetry:events:create');
     const raw = res.locals.rawBody as Buffer | undefined;
-    if (!raw || raw.length === 0) throw new AppError(400, 'Missing request body: an array of serialized events');
+    if (!raw || raw.length === 0) throw errors.ingestBodyMissing();
     // express.json has parsed the body already; only one holding numbers JSON.parse would change is read again.
     const text = raw.toString('utf8');
     let body: unknown = req.body;
@@ -33,7 +34,7 @@ export function ingestRouter(ingest: IngestService, decode: DecodeOptions, polic
       try {
         body = parsePyJson(text);
       } catch {
-        throw new AppError(400, 'Request is not in valid JSON format');
+        throw errors.notJson();
       }
     }
     const records = Array.isArray(body) ? body : [body];
@@ -57,12 +58,12 @@ export function ingestRouter(ingest: IngestService, decode: DecodeOptions, polic
         reasons.push(`records[${i}]: ${err.message}`);
       }
     });
-    if (reasons.length > 0) throw new AppError(400, `Nothing was stored. ${reasons.join('; ')}`);
+    if (reasons.length > 0) throw errors.nothingStored(reasons);
     try {
       const result = await ingest.store(events);
       res.json({ ...result, dropped });
     } catch (err) {
-      if (err instanceof RejectedRecord) throw new AppError(400, `Nothing was stored. ${err.message}`);
+      if (err instanceof RejectedRecord) throw errors.nothingStored([err.message]);
       throw err;
     }
   });
