@@ -6,7 +6,17 @@ import {
   MongoServerSelectionError,
   MongoWriteConcernError,
 } from 'mongodb';
-import { AppError, classify, isStoreDown } from './errors';
+import {
+  AppError,
+  classify,
+  isStoreDown,
+  reasonPhrase,
+  renderKeystoneError,
+  renderOctaviaError,
+  renderPankoError,
+  UNAUTHENTICATED,
+  unauthenticated,
+} from './errors';
 
 /** What `insertMany` throws when the connection drops mid-batch: a bulk write error made from the network error. */
 const bulkOverNetwork = () => new MongoBulkWriteError(new MongoNetworkError('connection 3 to 127.0.0.1:27017 closed'), {} as never);
@@ -37,6 +47,10 @@ describe('isStoreDown', () => {
     ['a bulk write with a duplicate key', new MongoBulkWriteError({ message: 'E11000', code: 11000, writeErrors: [] }, {} as never)],
     ['a plain error', new Error('boom')],
     ['a socket error outside the driver', Object.assign(new Error('x'), { code: 'ECONNREFUSED' })],
+    ['a shutdown code outside the driver', Object.assign(new Error('x'), { code: 91 })],
+    ['a driver error of another kind', new MongoServerError({ message: 'not authorized', code: 13 })],
+    ['a primitive', 'store down'],
+    ['null', null],
     [
       'a cycle of causes',
       (() => {
@@ -73,5 +87,71 @@ describe('classify', () => {
     });
     expect(classify(Object.assign(new Error('x'), { status: 502 })).status).toBe(500);
     expect(classify(new Error('x')).status).toBe(500);
+  });
+
+  it('keeps the details and headers of an AppError', () => {
+    const err = new AppError(400, 'bad', [{ field: 'x' }], { 'Retry-After': '3' });
+    expect(classify(err)).toEqual({ status: 400, message: 'bad', details: [{ field: 'x' }], headers: { 'Retry-After': '3' } });
+  });
+
+  it.each([
+    ['entity.parse.failed', 400, 'Request is not in valid JSON format'],
+    ['entity.too.large', 413, 'Request body is too large.'],
+    ['encoding.unsupported', 415, 'Unsupported request body encoding.'],
+    ['charset.unsupported', 415, 'Unsupported request body encoding.'],
+    ['request.aborted', 400, 'Request aborted.'],
+  ])("maps body-parser's %s to %i with its own message", (type, status, message) => {
+    const err = Object.assign(new Error('parser detail'), { type, status: 400, expose: true });
+    expect(classify(err)).toEqual({ status, message });
+  });
+
+  it('reads `statusCode` when there is no `status`, and takes only whole 4xx numbers', () => {
+    expect(classify(Object.assign(new Error('x'), { statusCode: 404 }))).toEqual({
+      status: 404,
+      message: 'The request could not be processed: Not Found.',
+    });
+    expect(classify(Object.assign(new Error('x'), { status: 404.5 })).status).toBe(500);
+    expect(classify(Object.assign(new Error('x'), { status: '404' })).status).toBe(500);
+    expect(classify(null).status).toBe(500);
+  });
+
+  it("maps a store outage to 503 with its own message, never the driver's", () => {
+    expect(classify(new MongoNetworkError('connect ECONNREFUSED 10.0.0.7:27017'))).toEqual({
+      status: 503,
+      message: 'The document store is unavailable; try again shortly.',
+      headers: { 'Retry-After': '1' },
+    });
+  });
+});
+
+describe('unauthenticated', () => {
+  it("is a 401 with Keystone's text", () => {
+    const err = unauthenticated();
+    expect(err).toBeInstanceOf(AppError);
+    expect(err.status).toBe(401);
+    expect(err.message).toBe('The request you have made requires authentication.');
+    expect(UNAUTHENTICATED).toBe(err.message);
+  });
+});
+
+describe('error renderers', () => {
+  it("write Panko's, Octavia's and Keystone's bodies; 5xx is the server's fault", () => {
+    expect(renderPankoError(404, 'gone')).toEqual({ error_message: { faultcode: 'Client', faultstring: 'gone', debuginfo: null } });
+    expect(renderPankoError(503, 'down')).toEqual({ error_message: { faultcode: 'Server', faultstring: 'down', debuginfo: null } });
+    expect(renderOctaviaError(409, 'busy')).toEqual({ faultcode: 'Client', faultstring: 'busy', debuginfo: null });
+    expect(renderOctaviaError(500, 'oops')).toMatchObject({ faultcode: 'Server' });
+    expect(renderKeystoneError(403, 'no')).toEqual({ error: { code: 403, title: 'Forbidden', message: 'no' } });
+  });
+
+  it("Keystone's body carries details only when there are some", () => {
+    expect(renderKeystoneError(400, 'bad', [])).toEqual({ error: { code: 400, title: 'Bad Request', message: 'bad' } });
+    expect(renderKeystoneError(400, 'bad', [{ field: 'cores' }])).toEqual({
+      error: { code: 400, title: 'Bad Request', message: 'bad', details: [{ field: 'cores' }] },
+    });
+  });
+
+  it('names a status node does not know `Error`', () => {
+    expect(reasonPhrase(429)).toBe('Too Many Requests');
+    expect(reasonPhrase(599)).toBe('Error');
   });
 });

@@ -20,6 +20,15 @@ export class AppError extends Error {
   }
 }
 
+/**
+ * The 401 text: Keystone's, as keystonemiddleware answers a missing or invalid token. The gateway answers it for a
+ * token, a service for identity headers the gateway did not sign for this request.
+ */
+export const UNAUTHENTICATED = 'The request you have made requires authentication.';
+
+/** 401 with the UNAUTHENTICATED text (the error middleware adds `WWW-Authenticate`). */
+export const unauthenticated = () => new AppError(401, UNAUTHENTICATED);
+
 /** Renders a status and message into a group's error body. */
 export type ErrorRenderer = (status: number, message: string, details?: unknown[]) => unknown;
 

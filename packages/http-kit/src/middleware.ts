@@ -6,7 +6,7 @@ import { bodyDigest, DEFAULT_IDENTITY_MAX_AGE_SECONDS, EMPTY_BODY_SHA256, type I
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 import pino, { type Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
-import { AppError, classify, type ErrorRenderer } from './errors';
+import { AppError, classify, type ErrorRenderer, unauthenticated } from './errors';
 
 export const REQUEST_ID_HEADER = 'x-openstack-request-id';
 const REQUEST_ID_RE = /^req-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -66,8 +66,6 @@ export function accessLog(logger: Logger): RequestHandler {
 /** Media types read as JSON bodies. */
 const JSON_TYPES = ['application/json', 'application/*+json'];
 
-const UNAUTHENTICATED = 'The request you have made requires authentication.';
-
 /**
  * JSON body parser (any method; Panko accepts a JSON body on GET). Errors go to the error middleware. The raw bytes
  * stay in `res.locals.rawBody` for handlers that must read numbers exactly.
@@ -84,7 +82,7 @@ export function jsonBody(limit = '1mb'): RequestHandler {
     type: JSON_TYPES,
     verify: (_req, res, buf) => {
       const locals = (res as unknown as { locals: Record<string, unknown> }).locals;
-      if (locals.bodyDigest !== undefined && bodyDigest(buf) !== locals.bodyDigest) throw new AppError(401, UNAUTHENTICATED);
+      if (locals.bodyDigest !== undefined && bodyDigest(buf) !== locals.bodyDigest) throw unauthenticated();
       locals.rawBody = buf;
     },
   });
@@ -92,7 +90,7 @@ export function jsonBody(limit = '1mb'): RequestHandler {
     parse(req, res, (err?: unknown) => {
       // No body was read (none sent): the signature must have been made for no body.
       if (!err && res.locals.rawBody === undefined && res.locals.bodyDigest !== undefined && res.locals.bodyDigest !== EMPTY_BODY_SHA256) {
-        next(new AppError(401, UNAUTHENTICATED));
+        next(unauthenticated());
         return;
       }
       next(err);
@@ -125,7 +123,7 @@ export function requireIdentity(secret: string, maxAgeSeconds = DEFAULT_IDENTITY
   return (req, res, next) => {
     const result = verifyIdentity(req.headers, secret, { method: req.method, url: req.originalUrl }, maxAgeSeconds);
     if (!result.ok) {
-      next(new AppError(401, UNAUTHENTICATED));
+      next(unauthenticated());
       return;
     }
     res.locals.identity = result.identity;
@@ -137,7 +135,7 @@ export function requireIdentity(secret: string, maxAgeSeconds = DEFAULT_IDENTITY
 /** The verified identity of the request (set by `requireIdentity`). */
 export function identityOf(res: Response): Identity {
   const id = res.locals.identity as Identity | undefined;
-  if (!id) throw new AppError(401, 'The request you have made requires authentication.');
+  if (!id) throw unauthenticated();
   return id;
 }
 
