@@ -1,4 +1,13 @@
-import { bodyDigest, EMPTY_BODY_SHA256, signIdentity, verifyIdentity } from './index';
+import {
+  bodyDigest,
+  CLIENT_IDENTITY_HEADERS,
+  EMPTY_BODY_SHA256,
+  IdentityHeaders,
+  isAdmin,
+  isCloudAdmin,
+  signIdentity,
+  verifyIdentity,
+} from './index';
 
 const secret = 'a-test-secret-of-some-length';
 const id = { userId: 'u1', projectId: 'p1', domainId: 'default', roles: ['member', 'reader'] };
@@ -37,5 +46,75 @@ describe('signed identity headers', () => {
       ok: false,
       reason: 'bad_signature',
     });
+  });
+
+  it('accepts a timestamp up to the window away either way (clock skew), and refuses one a second past it', () => {
+    const now = 1_800_000_000_000;
+    for (const skew of [-10_000, 10_000]) {
+      expect(verifyIdentity(signIdentity(id, secret, get, now + skew), secret, get, 10, now)).toMatchObject({ ok: true });
+    }
+    for (const skew of [-11_000, 11_000]) {
+      expect(verifyIdentity(signIdentity(id, secret, get, now + skew), secret, get, 10, now)).toEqual({ ok: false, reason: 'stale' });
+    }
+  });
+
+  it('checks the signature before the age: a forged header set is bad_signature however old', () => {
+    const old = signIdentity(id, secret, get, Date.now() - 3_600_000);
+    expect(verifyIdentity({ ...old, 'x-roles': 'admin' }, secret, get)).toEqual({ ok: false, reason: 'bad_signature' });
+  });
+
+  it('refuses a repeated header, a status other than Confirmed and an empty user as missing', () => {
+    const h = signIdentity(id, secret, get);
+    expect(verifyIdentity({ ...h, 'x-user-id': ['u1', 'u2'] }, secret, get)).toEqual({ ok: false, reason: 'missing' });
+    expect(verifyIdentity({ ...h, 'x-identity-status': 'Invalid' }, secret, get)).toEqual({ ok: false, reason: 'missing' });
+    expect(verifyIdentity({ ...h, 'x-user-id': '' }, secret, get)).toEqual({ ok: false, reason: 'missing' });
+  });
+
+  it('refuses a timestamp that is not an integer, a digest that is not 64 hex digits and a short signature', () => {
+    const h = signIdentity(id, secret, get);
+    for (const bad of [
+      { 'x-identity-timestamp': '12.5' },
+      { 'x-identity-timestamp': 'now' },
+      { 'x-identity-body-sha256': EMPTY_BODY_SHA256.toUpperCase() },
+      { 'x-identity-body-sha256': `${EMPTY_BODY_SHA256}0` },
+      { 'x-identity-signature': (h['x-identity-signature'] ?? '').slice(0, 62) },
+      { 'x-identity-signature': 'zz' },
+    ]) {
+      expect(verifyIdentity({ ...h, ...bad }, secret, get)).toEqual({ ok: false, reason: 'bad_signature' });
+    }
+  });
+
+  it('binds each field on its own: moving characters from one field to the next breaks the signature', () => {
+    const h = signIdentity({ userId: 'ab', projectId: 'c', domainId: null, roles: [] }, secret, get);
+    expect(verifyIdentity({ ...h, 'x-user-id': 'a', 'x-project-id': 'bc' }, secret, get)).toEqual({ ok: false, reason: 'bad_signature' });
+  });
+
+  it('signs the method in upper case; a scope without project or domain sends neither header', () => {
+    const unscoped = { userId: 'u2', projectId: null, domainId: null, roles: [] };
+    const h = signIdentity(unscoped, secret, { method: 'get', url: get.url });
+    expect(h).not.toHaveProperty(IdentityHeaders.projectId);
+    expect(h).not.toHaveProperty(IdentityHeaders.domainId);
+    expect(verifyIdentity(h, secret, get)).toEqual({ ok: true, identity: unscoped, bodyDigest: EMPTY_BODY_SHA256 });
+  });
+
+  it('verifies the roles header as sent, and reads the roles from it trimmed and in lower case', () => {
+    const h = signIdentity({ ...id, roles: ['Member', ' Reader'] }, secret, get);
+    expect(verifyIdentity(h, secret, get)).toMatchObject({ ok: true, identity: { roles: ['member', 'reader'] } });
+    expect(verifyIdentity({ ...h, 'x-roles': 'member,reader' }, secret, get)).toEqual({ ok: false, reason: 'bad_signature' });
+  });
+
+  it('lists every header it signs among those the gateway strips from clients', () => {
+    for (const name of Object.values(IdentityHeaders)) expect(CLIENT_IDENTITY_HEADERS).toContain(name);
+  });
+});
+
+describe('admin roles', () => {
+  it("a cloud admin is admin on a token of the default domain or of no domain; a department's admin is not", () => {
+    const admin = { userId: 'u', projectId: 'p', roles: ['admin'] };
+    expect(isCloudAdmin({ ...admin, domainId: 'default' })).toBe(true);
+    expect(isCloudAdmin({ ...admin, domainId: null })).toBe(true);
+    expect(isCloudAdmin({ ...admin, domainId: 'dept' })).toBe(false);
+    expect(isAdmin({ ...admin, domainId: 'dept' })).toBe(true);
+    expect(isCloudAdmin({ ...admin, domainId: 'default', roles: ['member'] })).toBe(false);
   });
 });
