@@ -20,6 +20,7 @@
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { TokensFile } from '@stratum/gateway';
 import { type Identity, signIdentity } from '@stratum/identity';
 import { type ItemSpec, regionItems, SECURE_CONTAINER_PRODUCT } from '@stratum/quota-items';
@@ -292,7 +293,7 @@ async function checkCloudSums(gatewayUrl: string, token: string, departments: re
   };
   let mismatches: string[] = [];
   for (let attempt = 0; attempt < 5; attempt++) {
-    await new Promise((r) => setTimeout(r, 1000));
+    await sleep(1000);
     // Sums in milli-units, as the service keeps them, so fractional values add exactly.
     const sums = new Map<string, number>();
     for (const d of departments) {

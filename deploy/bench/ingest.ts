@@ -13,13 +13,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort, ROOT, stopChild, waitHealthy } from '@stratum/store-runtime';
 import { MongoClient } from 'mongodb';
 import { Connection } from 'rabbitmq-client';
 import { rssKiB } from './memory';
 import { startBenchStore } from './store';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const AMQP_URL = process.env.BENCH_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
 
 const pct = (xs: number[], p: number) => {
@@ -115,7 +115,7 @@ export async function ingestBench(): Promise<string> {
     probes.push({ id: lastId, sent: publishEnd });
     polling = false;
     // At most 5 minutes for the backlog; the timer must not keep the process alive once the poller is done.
-    await Promise.race([poller, new Promise((r) => setTimeout(r, 300_000).unref())]);
+    await Promise.race([poller, sleep(300_000, undefined, { ref: false })]);
     clearInterval(memTimer);
     const storeMemory = storeWatch.stop();
     const last = probes[probes.length - 1] as (typeof probes)[number];

@@ -7,7 +7,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort, ROOT } from '@stratum/store-runtime';
+import { must } from '@stratum/testing';
 import { ensureTokensFile } from '../src';
 
 jest.setTimeout(120_000);
@@ -50,7 +52,7 @@ describe('kill -9 of the launcher', () => {
       launcher.stdout.on('data', (chunk: Buffer) => {
         out += chunk.toString();
         const m = /PIDS (\{.*\})/.exec(out);
-        if (m) ok(JSON.parse(m[1] as string));
+        if (m) ok(JSON.parse(must(m[1])));
       });
       launcher.once('exit', (code) => fail(new Error(`the launcher exited (${code}) before its stack was up: ${out}`)));
     });
@@ -59,7 +61,7 @@ describe('kill -9 of the launcher', () => {
 
     launcher.kill('SIGKILL');
     const end = Date.now() + 30_000;
-    while (Object.values(pids).some(alive) && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
+    while (Object.values(pids).some(alive) && Date.now() < end) await sleep(100);
     const left = Object.entries(pids).filter(([, pid]) => alive(pid));
     for (const [, pid] of left) process.kill(pid, 'SIGKILL');
     expect(left).toEqual([]);

@@ -8,19 +8,12 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '@stratum/store-runtime';
+import { waitFor } from '@stratum/testing';
 import { ensureTokensFile, type RunningStack, Supervised, startStack } from '../src';
 
 jest.setTimeout(180_000);
-
-/** Polls `check` every 100 ms until it returns true. @throws with `what` after `timeoutMs`. */
-async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** A logger that keeps what it is given. */
 function memoryLogger() {
@@ -105,7 +98,7 @@ describe('Supervised (a real child)', () => {
     await waitFor('the exit logged', async () => log.lines.some((l) => l.level === 'warn'));
     await s.stop();
     // Absence can only be shown by waiting past the delay the restart would have taken.
-    await new Promise((r) => setTimeout(r, 900));
+    await sleep(900);
     expect(s.restarts).toBe(0);
     expect(await answer(url)).toBeUndefined();
 
@@ -117,7 +110,7 @@ describe('Supervised (a real child)', () => {
     const pid = again.pid;
     await again.stop();
     expect(alive(pid)).toBe(false);
-    await new Promise((r) => setTimeout(r, 900));
+    await sleep(900);
     expect(again.restarts).toBe(0);
     expect(log.lines.filter((l) => l.obj.process === 'toy2')).toEqual([]);
     expect(await answer(url)).toBeUndefined();

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { type Revision, RevisionedRecords } from '@stratum/revisions';
+import { must } from '@stratum/testing';
 import type { Redis } from 'ioredis';
 import { type Db, MongoClient } from 'mongodb';
 import { cacheRedis, MemoryRevisionCache, RedisRevisionCache } from '../src';
@@ -45,17 +46,17 @@ describe('revision caches', () => {
 
   it('two replicas sharing Redis: a read on one sees a change made on the other', async () => {
     const clients = [await MongoClient.connect(process.env.STRATUM_TEST_MONGODB_URI as string)];
-    const db: Db = (clients[0] as MongoClient).db(`t_${randomBytes(6).toString('hex')}`);
+    const db: Db = must(clients[0]).db(`t_${randomBytes(6).toString('hex')}`);
     try {
-      const [a, b] = [0, 1].map(
-        () => new RevisionedRecords<{ n: number }>(db, 'counters', { cache: new RedisRevisionCache(redis, prefix, 60) }),
-      );
+      const replica = () => new RevisionedRecords<{ n: number }>(db, 'counters', { cache: new RedisRevisionCache(redis, prefix, 60) });
+      const a = replica();
+      const b = replica();
       const key = randomBytes(4).toString('hex');
-      expect(await b?.peek(key)).toBeNull(); // cached as "no record"
-      await a?.update(key, () => ({ next: { n: 1 }, result: undefined }));
-      expect(await b?.peek(key)).toEqual({ revision: 1, state: { n: 1 } });
-      await b?.update(key, (cur) => ({ next: { n: (cur?.state.n ?? 0) + 1 }, result: undefined }));
-      expect(await a?.peek(key)).toEqual({ revision: 2, state: { n: 2 } });
+      expect(await b.peek(key)).toBeNull(); // cached as "no record"
+      await a.update(key, () => ({ next: { n: 1 }, result: undefined }));
+      expect(await b.peek(key)).toEqual({ revision: 1, state: { n: 1 } });
+      await b.update(key, (cur) => ({ next: { n: (cur?.state.n ?? 0) + 1 }, result: undefined }));
+      expect(await a.peek(key)).toEqual({ revision: 2, state: { n: 2 } });
     } finally {
       await db.dropDatabase();
       await Promise.all(clients.map((c) => c.close()));
@@ -79,7 +80,7 @@ describe('RevisionedRecords with stale caches', () => {
   const replicas = () =>
     [0, 1].map(
       (i) =>
-        new RevisionedRecords<Counter>((clients[i] as MongoClient).db(db.databaseName), 'counters', {
+        new RevisionedRecords<Counter>(must(clients[i]).db(db.databaseName), 'counters', {
           cache: new MemoryRevisionCache(100, 60),
         }),
     ) as [RevisionedRecords<Counter>, RevisionedRecords<Counter>];
@@ -87,7 +88,7 @@ describe('RevisionedRecords with stale caches', () => {
   beforeAll(async () => {
     const uri = process.env.STRATUM_TEST_MONGODB_URI as string;
     clients = [await MongoClient.connect(uri), await MongoClient.connect(uri)];
-    db = (clients[0] as MongoClient).db(`t_${randomBytes(6).toString('hex')}`);
+    db = must(clients[0]).db(`t_${randomBytes(6).toString('hex')}`);
   });
   afterAll(async () => {
     await db.dropDatabase().catch(() => undefined);

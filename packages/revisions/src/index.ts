@@ -23,6 +23,7 @@
  * entry behind: the next read rolls the cache forward to what the store holds (the write-intent of a write-through
  * cache). A marker whose write never committed only costs store reads until a newer revision or its expiry.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Collection, Db, Document, Filter } from 'mongodb';
 
 /** A record's state at one revision (revisions count from 1; a key never written has none). */
@@ -78,8 +79,6 @@ export interface RevisionedRecordsOptions {
   /** Attempts before RevisionConflictError. Default 40. */
   maxAttempts?: number;
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** E11000 (duplicate key), as MongoDB and FerretDB report it. */
 export function isDuplicateKeyError(e: unknown): boolean {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { must } from '@stratum/testing';
 import { type Db, MongoClient } from 'mongodb';
 import { type Revision, RevisionedRecords } from '../src';
 
@@ -30,21 +31,19 @@ describe('RevisionedRecords on the store', () => {
   const key = () => `k-${randomBytes(4).toString('hex')}`;
 
   it('200 concurrent capped increments from two replicas: exactly the cap succeed, none lost', async () => {
-    const replicas = (dbs as Db[]).map((db) => new RevisionedRecords<Counter>(db, name));
+    const replicas = dbs.map((db) => new RevisionedRecords<Counter>(db, name));
     const k = key();
-    const outcomes = await Promise.all(
-      Array.from({ length: 200 }, (_, i) => (replicas[i % 2] as RevisionedRecords<Counter>).update(k, inc(50))),
-    );
+    const outcomes = await Promise.all(Array.from({ length: 200 }, (_, i) => must(replicas[i % 2]).update(k, inc(50))));
     expect(outcomes.filter((o) => o.result).length).toBe(50);
-    const read = (await (replicas[1] as RevisionedRecords<Counter>).read(k)) as Revision<Counter>;
+    const read = must(await must(replicas[1]).read(k));
     expect(read.state).toEqual({ n: 50 });
     // Updates queued together in one replica commit as one revision.
     expect(read.revision).toBeLessThanOrEqual(50);
-    expect(await (replicas[0] as RevisionedRecords<Counter>).heads.findOne({ _id: k })).toEqual({ _id: k, n: 50, revision: read.revision });
+    expect(await must(replicas[0]).heads.findOne({ _id: k })).toEqual({ _id: k, n: 50, revision: read.revision });
   });
 
   it('a group commit refuses only the update whose decision threw; the others take effect in order', async () => {
-    const records = new RevisionedRecords<Counter>(dbs[0] as Db, name);
+    const records = new RevisionedRecords<Counter>(must(dbs[0]), name);
     const k = key();
     const boom = () => {
       throw new Error('refused');
@@ -57,7 +56,7 @@ describe('RevisionedRecords on the store', () => {
   });
 
   it('a refusal changes nothing, and a decision that throws propagates without a write', async () => {
-    const records = new RevisionedRecords<Counter>(dbs[0] as Db, name);
+    const records = new RevisionedRecords<Counter>(must(dbs[0]), name);
     const k = key();
     await records.update(k, inc(1));
     expect((await records.update(k, inc(1))).result).toBe(false);
@@ -71,7 +70,7 @@ describe('RevisionedRecords on the store', () => {
   });
 
   it('a record stored before revisions existed (no revision field) counts as revision 0 and is carried on', async () => {
-    const records = new RevisionedRecords<Counter>(dbs[0] as Db, name);
+    const records = new RevisionedRecords<Counter>(must(dbs[0]), name);
     const k = key();
     await records.heads.insertOne({ _id: k, n: 41 } as never);
     expect(await records.read(k)).toEqual({ revision: 0, state: { n: 41 } });
@@ -80,10 +79,10 @@ describe('RevisionedRecords on the store', () => {
   });
 
   it('writes one document per key and nothing else (no log collection)', async () => {
-    const records = new RevisionedRecords<Counter>(dbs[0] as Db, `${name}_only`);
+    const records = new RevisionedRecords<Counter>(must(dbs[0]), `${name}_only`);
     const k = key();
     for (let i = 0; i < 5; i++) await records.update(k, inc(100));
-    const names = (await (dbs[0] as Db).listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name);
+    const names = (await must(dbs[0]).listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name);
     expect(names.filter((n) => n.startsWith(`${name}_only`))).toEqual([`${name}_only`]);
     expect(await records.heads.countDocuments({})).toBe(1);
   });

@@ -3,6 +3,7 @@
  * queues a test declared (a durable queue left bound to `nova` would collect every later notification).
  */
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection } from 'rabbitmq-client';
 
 export const AMQP_URL = process.env.STRATUM_TEST_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
@@ -69,7 +70,7 @@ export async function waitFor(what: string, check: () => Promise<boolean>, timeo
   for (;;) {
     if (await check()) return;
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
   }
 }
 

@@ -210,6 +210,7 @@ export function signedHeaders(
 export const uuid = () => randomUUID();
 export * from './amqp';
 export * from './keystone';
+export * from './must';
 export * from './processes';
 
 /** An answer of `sendRaw`: status, headers, and the body as text and, when it is JSON, parsed. */
