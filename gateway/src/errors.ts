@@ -5,11 +5,11 @@
  * `Connection: close`).
  */
 import type { ServerResponse } from 'node:http';
-import { AppError, type ErrorRenderer, reasonPhrase, renderKeystoneError } from '@stratum/http-kit';
+import { AppError, type ErrorRenderer, reasonPhrase, renderKeystoneError, UNAUTHENTICATED } from '@stratum/http-kit';
 import { GROUPS, type Group } from './routes';
 
-/** The 401 text (Keystone's, as keystonemiddleware answers a missing or invalid token). */
-export const UNAUTHENTICATED = 'The request you have made requires authentication.';
+/** The 401 text, http-kit's (Keystone's, as keystonemiddleware answers a missing or invalid token). */
+export { UNAUTHENTICATED };
 
 /** 401: no token, or one Keystone (or the static tokens file) does not know. `WWW-Authenticate` names the identity URL. */
 export const unauthenticated = (identityUri: string) =>
