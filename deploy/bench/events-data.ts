@@ -1,7 +1,7 @@
 /**
  * A deterministic, realistic event population for the million-event benchmark: resources owned by projects, each
  * emitting the event types of its family over a time span, with the trait sets Ceilometer's shipped
- * event_definitions.yaml gives those families (reference/events.md §12): compute.instance.*, port.*, image.*,
+ * event_definitions.yaml gives those families (docs/upstream/events.md §12): compute.instance.*, port.*, image.*,
  * volume.*. Same seed → same events, so reruns measure the same data.
  */
 import type { Event, Trait } from '@stratum/traits';

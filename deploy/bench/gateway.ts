@@ -1,7 +1,7 @@
 /**
- * `pnpm bench gateway`: the gateway's overhead on B3 (GET /v2.0/lbaas/quotas/{project_id}) with cached tokens, issue 7
- * item 7. The stack runs as it deploys (four processes) on FerretDB 2.5 + DocumentDB (the bench cluster), with Redis for the
- * services' caches and the gateway's token cache and rate limits. One project holds a quota record; the same show is
+ * `pnpm bench gateway`: the gateway's overhead on B3 (GET /v2.0/lbaas/quotas/{project_id}; docs/api/lbaas-quota.md)
+ * with cached tokens. The stack runs as it deploys (four processes) on FerretDB 2.5 + DocumentDB (the bench cluster),
+ * with Redis for the services' caches and the gateway's token cache and rate limits. One project holds a quota record; the same show is
  * measured through the gateway and straight to lbaas-quota (identity signed as the gateway would), alternately
  * (gateway, direct, then direct, gateway, …) so that both see the same machine conditions.
  *

@@ -4,7 +4,8 @@
  * it to deploy/BENCHMARKS.md with the date and the machine's conditions.
  *
  * Environment: BENCH_SECONDS (per scenario, default 10), BENCH_CONNECTIONS (default 8). Suites: skeleton, events, ingest,
- * lbaas, domain, gateway (each file's header lists its own settings).
+ * lbaas, domain, gateway (each file's header lists its own settings). Scenario names start with the operation's id in
+ * docs/api (A1…A3 events.md, B1…B4 lbaas-quota.md, C1…C3 domain-quota.md).
  */
 
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';

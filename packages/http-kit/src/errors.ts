@@ -49,7 +49,7 @@ export const renderOctaviaError: ErrorRenderer = (status, message) => ({
   debuginfo: null,
 });
 
-/** Keystone's `render_exception` envelope, plus `details` when given (reference/domain-quota.md §6.7). */
+/** Keystone's `render_exception` envelope, plus `details` when given (docs/upstream/domain-quota.md §6.7). */
 export const renderKeystoneError: ErrorRenderer = (status, message, details) => ({
   error: {
     code: status,

@@ -204,7 +204,7 @@ export const CLOUD_DOMAIN = 'default';
 
 /**
  * True for a cloud admin: `admin` on a token of the `default` domain (project- or domain-scoped), or with no domain.
- * `admin` on a token of another domain is that department's admin, not a cloud admin (DESIGN.md "Roles").
+ * `admin` on a token of another domain is that department's admin, not a cloud admin (docs/decisions.md "Roles").
  */
 export function isCloudAdmin(identity: Identity): boolean {
   return isAdmin(identity) && (identity.domainId === null || identity.domainId === CLOUD_DOMAIN);

@@ -1,12 +1,12 @@
 /**
- * Department (domain) quota items, per SPEC.md's item table and reference/domain-quota.md §6.3.
+ * Department (domain) quota items, per the item table of docs/api/domain-quota.md and docs/upstream/domain-quota.md §6.3.
  *
  * Values are exact decimals with a per-item scale (allowed fractional digits). They are carried as integer
  * thousandths ("milli-units") so sums are exact: 0.1 + 0.2 is 100 + 200 = 300. `-1` (unlimited) is carried as the
  * sentinel `UNLIMITED`, never scaled.
  */
 
-/** Product areas of SPEC.md's item table. */
+/** Product areas of the item table (docs/api/domain-quota.md, "Quota items"). */
 export type ProductArea = 'compute' | 'storage' | 'network' | 'secure_container';
 
 export interface ItemSpec {
@@ -46,7 +46,10 @@ export const VOLUME_TYPE_ITEMS: Readonly<Record<string, ItemSpec>> = {
   snapshots_: { area: 'storage', scale: 0, unit: 'count' },
 };
 
-/** SPEC.md's table spells three items in the plural; the samples (our output) in the singular. Input accepts both. */
+/**
+ * The plural spelling of three items (the original item table's), accepted on input; responses use the singular
+ * (docs/api/domain-quota.md, "Quota items").
+ */
 export const ITEM_ALIASES: Readonly<Record<string, string>> = {
   networks: 'network',
   subnets: 'subnet',

@@ -112,7 +112,7 @@ export async function startTestStack(opts: TestStackOptions = {}): Promise<TestS
     MONGODB_DATABASE: database,
     STRATUM_IDENTITY_SECRET: secret,
     LOG_LEVEL: 'silent',
-    // The local Redis (DESIGN.md: tests use it); keys are prefixed with the stack's own database name.
+    // The local Redis (docs/decisions.md "Runtime pieces and how they start": tests use it); keys are prefixed with the stack's own database name.
     REDIS_URL: process.env.STRATUM_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/0',
   };
   const logger = pino({ level: 'silent' });

@@ -3,11 +3,11 @@
  *
  * Wire event: `{message_id, event_type, generated, traits: [{name, type, value}], raw}`; `generated` always carries six
  * fractional digits (`2026-11-20T08:15:01.000000`, naive UTC); trait `value` is always a string; trait `type` is one of
- * SPEC.md's names (`String`, `integer`, `float`, `datetime`), accepted in any case on input.
+ * `String`, `integer`, `float` or `datetime` (docs/api/events.md, "Trait"), accepted in any case on input.
  */
 import { z } from 'zod';
 
-/** Trait types, with the spelling SPEC.md's samples show on output. */
+/** Trait types, with the spelling the API's samples show on output (docs/api/events.md). */
 export const TRAIT_TYPES = ['String', 'integer', 'float', 'datetime'] as const;
 export type TraitType = (typeof TRAIT_TYPES)[number];
 
