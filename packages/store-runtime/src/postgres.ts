@@ -27,9 +27,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { confValue, type PgSetting, postgresSettings } from './postgres.settings';
 
 /** Where clusters go whose wanted data directory the `postgres` OS user cannot reach (see clusterDataDir). */
-export const RELOCATED = '/var/lib/stratum';
+const RELOCATED = '/var/lib/stratum';
 /** Debian's PostgreSQL 15 programs. */
-export const PG_BIN = '/usr/lib/postgresql/15/bin';
+const PG_BIN = '/usr/lib/postgresql/15/bin';
 
 export interface PostgresOptions {
   /**
@@ -113,7 +113,7 @@ function own(path: string): void {
  * e.g. a CI checkout under a 0700 `mktemp -d`) /var/lib/stratum/<16 hex of sha256(path)>/<basename>, the same
  * place on every run for the same path.
  */
-export function clusterDataDir(wanted: string): string {
+function clusterDataDir(wanted: string): string {
   const abs = resolve(wanted);
   if (!IS_ROOT) return abs;
   mkdirSync(dirname(abs), { recursive: true });

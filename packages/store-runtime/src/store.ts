@@ -20,7 +20,7 @@ import type { PgSetting } from './postgres.settings';
 /** Repository root (this file is packages/store-runtime/src/store.ts). */
 export const ROOT = resolve(__dirname, '..', '..', '..');
 /** The FerretDB build install-store.sh copies out of its cache. */
-export const FERRETDB_BIN = join(ROOT, '.tools', 'bin', 'ferretdb');
+const FERRETDB_BIN = join(ROOT, '.tools', 'bin', 'ferretdb');
 /** util-linux's setpriv (Debian: always installed). */
 const SETPRIV = '/usr/bin/setpriv';
 
