@@ -52,10 +52,7 @@ function positiveLimit(raw: unknown, ctx: Ctx): number | undefined {
 }
 
 /** `limit` of the list, from the query string or the body, whatever its JSON type. */
-const ListLimit = z
-  .unknown()
-  .transform(positiveLimit)
-  .meta({ type: 'integer', minimum: 1, description: LIMIT_DESCRIPTION });
+const ListLimit = z.unknown().transform(positiveLimit).meta({ type: 'integer', minimum: 1, description: LIMIT_DESCRIPTION });
 
 const FALSE_STRINGS = new Set(['0', 'f', 'false', 'off', 'n', 'no', '']);
 
