@@ -62,7 +62,7 @@ describe('ingestion faults', () => {
       for (const n of sent.slice(0, 500)) await bus.publish(exchange, 'notifications.info', n.body);
       await store.stop(); // mid-stream: some of the first 500 are stored, the rest wait unacknowledged
       for (const n of sent.slice(500)) await bus.publish(exchange, 'notifications.info', n.body);
-      await new Promise((r) => setTimeout(r, 3000));
+      await waitFor('the consumer retried a store write', async () => (stack.eventDeps.consumer?.stats.storeRetries ?? 0) > 0, 60_000);
       expect(stack.eventDeps.consumer?.stats.storeRetries).toBeGreaterThan(0);
       store = await startFerretDB({ postgresqlUrl, port, stateDir });
       await waitFor('the queue drained', async () => (await bus.count(queue)) === 0, 120_000);
@@ -98,11 +98,13 @@ describe('ingestion faults', () => {
       const more = Array.from({ length: 1000 }, (_, i) => notification(i + 1000));
       for (const n of more) await bus.publish(exchange, 'notifications.info', n.body);
       await stack.eventDeps.consumer?.close();
-      await new Promise((r) => setTimeout(r, 500)); // the broker requeues the closed channel's unacknowledged messages
-      const stored = new Set(await storedIds(stack));
-      const waiting = await bus.count(queue);
-      const storedOfMore = more.filter((n) => stored.has(n.id)).length;
-      expect(storedOfMore + waiting).toBe(1000);
+      // The broker requeues the closed channel's unacknowledged messages: wait until every event is stored or waiting.
+      const accounted = async () => {
+        const stored = new Set(await storedIds(stack));
+        return more.filter((n) => stored.has(n.id)).length + (await bus.count(queue));
+      };
+      await waitFor('every event stored or back in the queue', async () => (await accounted()) >= 1000, 30_000);
+      expect(await accounted()).toBe(1000);
     } finally {
       await stack.close();
       await bus.deleteQueues(queue, `${queue}.dead`);

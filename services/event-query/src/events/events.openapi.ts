@@ -84,7 +84,7 @@ export function eventsRoutes(): RouteConfig[] {
       method: 'get',
       path: EVENTS_PATH,
       operationId: 'listEvents',
-      summary: 'List events (A3)',
+      summary: 'List events',
       description: listDescription,
       request: { query: ListQueryString },
       responses: { 200: json('One page of events', z.array(Event), nextLink), ...listErrors },
@@ -93,7 +93,7 @@ export function eventsRoutes(): RouteConfig[] {
       method: 'post',
       path: EVENTS_PATH,
       operationId: 'listEventsPost',
-      summary: 'List events, arguments in the body (A3)',
+      summary: 'List events, arguments in the body',
       description: listDescription,
       request: {
         query: ListQueryString,
@@ -105,7 +105,7 @@ export function eventsRoutes(): RouteConfig[] {
       method: 'get',
       path: `${EVENTS_PATH}/{message_id}`,
       operationId: 'getEvent',
-      summary: 'Get one event (A1)',
+      summary: 'Get one event',
       request: { params: MessageIdParams, query: AllTenantsQuery },
       responses: {
         200: json('The event', Event),
@@ -116,7 +116,7 @@ export function eventsRoutes(): RouteConfig[] {
       method: 'post',
       path: QUERY_PATH,
       operationId: 'queryEvents',
-      summary: 'Query events with a complex filter (A2)',
+      summary: 'Query events with a complex filter',
       description:
         "Ceilometer's complex query: `filter` and `orderby` hold JSON text. Operators and/or/not, = != < <= > >= in =~; " +
         'fields timestamp, event_type, message_id, resource_id, project_id, user_id or any trait name. No paging.',

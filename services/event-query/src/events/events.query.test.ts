@@ -17,7 +17,7 @@ function statusOf(fn: () => unknown): number | undefined {
 }
 
 describe('complex query translation', () => {
-  it("maps SPEC.md's A2 filter to one plain filter (no $and) with both time bounds on generated", () => {
+  it("maps docs/api/events.md A2's filter to one plain filter (no $and) with both time bounds on generated", () => {
     const f = parseQueryJson(
       '{"and":[{"=":{"resource_id":"r1"}},{">=":{"timestamp":"2026-11-20T00:00:00"}},{"<=":{"timestamp":"2026-11-21T00:00:00"}},{"=":{"event_type":"port.update.end"}}]}',
       '',

@@ -3,7 +3,7 @@
  * event document (events.model.ts), and `mergeAnd`, which every translation uses. The complex query is in
  * events.complex.ts, order and marker paging in events.order.ts.
  *
- * Rules and messages follow reference/events.md §4-§5 (Panko `_event_query_to_event_filter`), except where Panko
+ * Rules and messages follow docs/upstream/events.md §4-§5 (Panko `_event_query_to_event_filter`), except where Panko
  * answered 500 (bad timestamp): that is a 400 here.
  */
 import { canonicalTimestamp, parseTraitType, type TraitType } from '@stratum/traits';

@@ -14,6 +14,7 @@ import {
   type Filter,
   MongoBulkWriteError,
   MongoServerError,
+  type OptionalUnlessRequiredId,
   type Sort,
   type WriteConcernSettings,
 } from 'mongodb';
@@ -240,7 +241,7 @@ async function insertIgnoringDuplicates<T extends { _id: string }>(
   if (docs.length === 0) return 0;
   const sorted = [...docs].sort((a, b) => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0));
   try {
-    await col.insertMany(sorted as unknown as Parameters<Collection<T>['insertMany']>[0], {
+    await col.insertMany(sorted as OptionalUnlessRequiredId<T>[], {
       ordered: false,
       ...(writeConcern ? { writeConcern } : {}),
     });

@@ -1,8 +1,9 @@
 /**
- * Group A routes (Panko v2 plus the complex query):
+ * Group A routes (Panko v2 plus the complex query; ids as in docs/api/events.md):
  * `GET /v2/events/{message_id}` (A1), `POST /v2/query/events` (A2), `GET|POST /v2/events` (A3),
  * `GET /v2/event_types`, `/v2/event_types/{type}/traits`, `/v2/event_types/{type}/traits/{name}`,
  * `GET /v2/capabilities`. Trailing slashes are accepted (python-pankoclient sends them).
+ * Handlers are thin: validate() parses each part with events.schema.ts, events.service.ts does the work.
  */
 import { forwardedBaseUrl, identityOf, methodNotAllowed, validate } from '@stratum/http-kit';
 import { type Request, type Response, Router } from 'express';

@@ -1,6 +1,6 @@
 /**
- * Event reads: one event by id (A1), the complex query (A2), the list (A3), event types, trait descriptions and
- * trait values; every one authorized and scoped by events.policy.ts.
+ * Event reads (ids as in docs/api/events.md): one event by id (A1), the complex query (A2), the list (A3), event
+ * types, trait descriptions and trait values; every one authorized and scoped by events.policy.ts.
  */
 import type { Identity } from '@stratum/identity';
 import type { Trait } from '@stratum/traits';
@@ -83,7 +83,7 @@ export class EventsService {
     if (marker !== undefined) {
       const keys = await this.repo.sortKeysOf(marker);
       if (!keys || !this.policy.canSee(identity, keys.project_id, allTenants)) throw errors.markerNotFound(marker);
-      after = afterMarker(sort, keys as unknown as Record<string, unknown>);
+      after = afterMarker(sort, keys);
     }
     const where = mergeAnd(filter, this.policy.visibilityFilter(identity, allTenants), after) as Filter<EventDoc>;
     const rows = await this.repo.find(where, toSort(sort), limit + 1);
@@ -102,7 +102,7 @@ export class EventsService {
     return this.page(identity, filter, allTenants, translateListSort(sort), this.limitOf(limit), marker);
   }
 
-  /** A2: a complex query; default order `timestamp desc` (SPEC.md's `desc=false` turns it to ascending). */
+  /** A2: a complex query; default order `timestamp desc` (the `desc=false` sort mode of docs/api/events.md A2 turns it to ascending). */
   async query(identity: Identity, q: ComplexQuery): Promise<StoredEvent[]> {
     this.policy.authorize(identity, 'telemetry:events:index');
     const filter = q.filter === undefined ? {} : translateComplexFilter(q.filter, { ownProject: this.policy.nameableProject(identity) });

@@ -2,7 +2,7 @@
  * The AMQP side of ingestion: one durable queue bound to the services' notification exchanges
  * (`<exchange>` × `<topic>.info|error`) and to Ceilometer's `notifier://` output (`ceilometer` × `event.sample`).
  *
- * Nothing is lost (DESIGN.md §A):
+ * Nothing is lost (docs/decisions.md §A):
  * - a message is acknowledged only after its events are stored with the durable write concern (and forwarded);
  * - messages are grouped into batches (`batchSize` or `batchWaitMs`, whichever comes first) for one insert each;
  * - when the store is unreachable the batch waits and retries with back-off, its messages unacknowledged, so the
@@ -17,6 +17,7 @@
  * - `close` stops taking messages, flushes the open batch and waits for in-flight ones.
  */
 
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Event } from '@stratum/traits';
 import type { Logger } from 'pino';
 import { type AsyncMessage, type Connection, type Consumer, ConsumerStatus, type Publisher } from 'rabbitmq-client';
@@ -62,8 +63,6 @@ interface Pending {
   resolve(): void;
   reject(err: unknown): void;
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The consumer was closed while a batch waited for the store; its messages go back to the queue. */
 class ShuttingDown extends Error {}

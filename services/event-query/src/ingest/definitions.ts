@@ -1,6 +1,6 @@
 /**
  * Ceilometer-compatible event definitions (`event_definitions.yaml`) and the conversion of a notification into an
- * event, as `ceilometer/event/converter.py` (reference/events.md §11):
+ * event, as `ceilometer/event/converter.py` (docs/upstream/events.md §11):
  * - a file is a list of `{event_type, traits}`; `event_type` is a glob or a list of globs (fnmatch), `!glob`
  *   excludes, only exclusions imply `*`;
  * - the last matching definition wins, alone; unless `dropUnmatched`, an implicit catch-all gives the default traits;
@@ -17,8 +17,11 @@ import { compileJsonPath, type Json, type JsonPath, type Match } from './jsonpat
 import { pyFloatRepr, pyStr, toNumber } from './python';
 import { loadPlugin, type TraitPlugin } from './trait-plugins';
 
-/** What the converter reads, as Ceilometer's notification endpoint hands it over (JSONPaths address these keys). */
-export interface NotificationBody {
+/**
+ * What the converter reads, as Ceilometer's notification endpoint hands it over (JSONPaths address these keys).
+ * A type rather than an interface, so it is also a plain `Record<string, unknown>` (the stored `raw`).
+ */
+export type NotificationBody = {
   /** The request context: the `_context_*` keys of the message without their prefix. */
   ctxt: Record<string, Json>;
   publisher_id: string | null;
@@ -26,7 +29,7 @@ export interface NotificationBody {
   payload: Json;
   metadata: { message_id: string; timestamp: string };
   priority: string;
-}
+};
 
 /** The definitions file is unusable; Ceilometer's EventDefinitionException. The message names the definition. */
 export class DefinitionError extends Error {}
@@ -298,7 +301,7 @@ export class EventConverter {
   toEvent(body: NotificationBody): Event | null {
     const def = this.definitions.find((d) => d.matches(body.event_type));
     if (!def) return null;
-    const raw = this.storeRaw.has(body.priority.toLowerCase()) ? (body as unknown as Record<string, unknown>) : {};
+    const raw = this.storeRaw.has(body.priority.toLowerCase()) ? body : {};
     return def.toEvent(body, raw);
   }
 }

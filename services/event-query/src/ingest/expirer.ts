@@ -1,7 +1,7 @@
 /**
  * Retention (`[database] event_time_to_live`, Panko's expirer done right): deletes events generated more than
  * `ttlSeconds` ago in batches of `batchSize` (bounded memory, short operations; Panko's expirer deleted
- * everything in one call, reference/events.md §14 #12), then drops event-type summaries left without events.
+ * everything in one call, docs/upstream/events.md §14 #12), then drops event-type summaries left without events.
  * A TTL index cannot do it: it needs a BSON date, and `generated` is a fixed-width string (microseconds; see
  * events.model.ts). So this runs as a command (`pnpm events expire`) or on a schedule in the service.
  */

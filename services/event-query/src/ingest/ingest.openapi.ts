@@ -1,7 +1,7 @@
 /**
  * OpenAPI description of `POST /v2/ingest/events` (ingest.router.ts), assembled by the gateway into `/openapi.json`.
  *
- * The body is what Ceilometer's `http://` publisher posts (reference/events.md §13); notification.ts decides what a
+ * The body is what Ceilometer's `http://` publisher posts (docs/upstream/events.md §13); notification.ts decides what a
  * record is, so the schema names the accepted shapes without repeating every rule.
  */
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';

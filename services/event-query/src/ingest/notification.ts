@@ -1,9 +1,9 @@
 /**
  * What arrives on the bus or in a file, decoded into events:
  * - an oslo.messaging notification, plain or in the 2.0 envelope (`{"oslo.version":"2.0","oslo.message":"<JSON text>"}`,
- *   reference/events.md §10), converted with the definitions file;
+ *   docs/upstream/events.md §10), converted with the definitions file;
  * - Ceilometer's `notifier://` publisher output: a notification whose payload is a list of serialized events;
- * - a serialized event itself (Ceilometer's `http://` publisher body is an array of them; reference/events.md §13).
+ * - a serialized event itself (Ceilometer's `http://` publisher body is an array of them; docs/upstream/events.md §13).
  */
 import type { Event } from '@stratum/traits';
 import { canonicalTimestamp, DTYPE_TO_TRAIT_TYPE, parseTraitType } from '@stratum/traits';
