@@ -26,7 +26,10 @@ export const LBAAS_NEW_NAME: Readonly<Record<LbaasResource, string>> = {
   l7rule: 'l7rule',
 };
 
-/** The `in_use_*` field name of each resource (docs/api/lbaas-quota.md, "Resource fields") (note `in_use_load_balancer`, `in_use_health_monitor`). */
+/**
+ * The `in_use_*` field name of each resource (note `in_use_load_balancer`, `in_use_health_monitor`;
+ * docs/api/lbaas-quota.md, "Resource fields").
+ */
 export const LBAAS_IN_USE_NAME: Readonly<Record<LbaasResource, string>> = {
   load_balancer: 'in_use_load_balancer',
   listener: 'in_use_listener',
