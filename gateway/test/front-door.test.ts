@@ -96,7 +96,9 @@ describe('gateway: bodies, upstream failures and timeouts', () => {
     const res = await request(stack.gateway).get('/v3/domain_usage').set('X-Auth-Token', stack.personas.admin.token);
     expect(res.status).toBe(504);
     expect(res.body.error).toEqual({ code: 504, title: 'Gateway Timeout', message: expect.stringContaining('department quota service') });
-    expect(Date.now() - started).toBeLessThan(3000);
+    // UPSTREAM_TIMEOUT_MS is 300 ms and the upstream never answers: far less than the test's own timeout, with room
+    // for a loaded machine.
+    expect(Date.now() - started).toBeLessThan(15_000);
   });
 
   it('answers 502 in Panko’s shape when the event service answers garbage', async () => {
