@@ -4,10 +4,11 @@
  * MongoDB database on the test FerretDB, so a test file owns its data. Also a test's own processes (processes.ts),
  * a real Keystone (keystone.ts) and AMQP helpers (amqp.ts).
  *
- * Who depends on this package: it depends on every service and the gateway (it starts them), so a service or the
- * gateway declaring it, even as a devDependency, would make the workspace graph cyclic. It is a devDependency of the
- * workspace root instead, and the tests under services/<service>/test and gateway/test resolve it from the root's
- * node_modules (as they resolve jest and supertest).
+ * Who depends on this package: it depends on every service and the gateway (it starts them), and they on the
+ * packages below them, so any of those declaring it, even as a devDependency, would make the workspace graph
+ * cyclic. It is a devDependency of the workspace root instead (and of @stratum/deploy, which nothing here depends
+ * on), and the tests under services/<service>/test, gateway/test and packages/<package>/test resolve it from the
+ * root's node_modules (as they resolve jest and supertest).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
