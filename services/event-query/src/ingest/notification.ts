@@ -177,6 +177,35 @@ export function checkStorable(e: Event): Event {
   return e;
 }
 
+/** A batch of records decoded: every event, the records dropped as Ceilometer would, the records refused. */
+export interface DecodedBatch {
+  events: Event[];
+  /** Each dropped record by index, with why (`Decoded.dropped`). */
+  dropped: { index: number; record: unknown; kind: DropKind; reason: string }[];
+  /** `records[i]: <reason>` for each record that cannot be converted, in order. */
+  rejected: string[];
+}
+
+/**
+ * Decodes every record of a batch (`decodeRecord`), collecting the reasons instead of stopping at the first, so an
+ * all-or-nothing caller (the HTTP publisher endpoint) can name them all.
+ * @throws what `decodeRecord` throws other than RejectedRecord (a programming error).
+ */
+export function decodeBatch(records: readonly unknown[], opts: DecodeOptions): DecodedBatch {
+  const batch: DecodedBatch = { events: [], dropped: [], rejected: [] };
+  records.forEach((record, index) => {
+    try {
+      const decoded = decodeRecord(record, opts);
+      batch.events.push(...decoded.events);
+      if (decoded.dropped) batch.dropped.push({ index, record, ...decoded.dropped });
+    } catch (err) {
+      if (!(err instanceof RejectedRecord)) throw err;
+      batch.rejected.push(`records[${index}]: ${err.message}`);
+    }
+  });
+  return batch;
+}
+
 /**
  * Decodes a parsed record (see `parseRecord`) into events. In order, as Ceilometer's notification agent:
  * the envelope (an unsupported version is refused), the notification's keys, Ceilometer's own `notifier://` output
