@@ -9,7 +9,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DOMAIN_POLICY_TITLE, DomainQuotaPolicy } from '../../services/domain-quota/src/domain-quotas/domain-quotas.policy';
+import { DOMAIN_POLICY_TITLE, DomainQuotaPolicy } from '../../services/domain-quota/src/policy';
 import { EVENT_POLICY_TITLE, EventPolicy } from '../../services/event-query/src/events/events.policy';
 import { QUOTA_POLICY_TITLE, QuotaPolicy } from '../../services/lbaas-quota/src/quotas/quotas.policy';
 

@@ -12,7 +12,7 @@ import { connectStore } from '@stratum/http-kit';
 import type { Db } from 'mongodb';
 import { AuditLog } from './audit/audit.log';
 import { type CheckReport, describeDiscrepancy, SYSTEM_ACTOR, TreeIntegrity } from './domain-quotas/domain-quotas.integrity';
-import { RegistryRepository } from './registry/registry.repository';
+import { QuotaTreeRepository } from './domain-quotas/domain-quotas.repository';
 
 const USAGE = 'usage: pnpm registry check [--repair]';
 
@@ -21,7 +21,7 @@ const USAGE = 'usage: pnpm registry check [--repair]';
  * @returns the report (see TreeIntegrity.check).
  */
 export function checkRegistrySums(db: Db, repair: boolean): Promise<CheckReport> {
-  return new TreeIntegrity(new RegistryRepository(db), new AuditLog(db)).check({ repair, actor: SYSTEM_ACTOR });
+  return new TreeIntegrity(new QuotaTreeRepository(db), new AuditLog(db)).check({ repair, actor: SYSTEM_ACTOR });
 }
 
 /** Whether a report leaves no sum wrong. */

@@ -11,9 +11,10 @@ import { AuditPublisher } from './audit/audit.publisher';
 import type { DomainQuotaConfig } from './config';
 import { type EditHooks, QuotaTreeEdits } from './domain-quotas/domain-quotas.edits';
 import { TreeIntegrity } from './domain-quotas/domain-quotas.integrity';
-import { DomainQuotaPolicy } from './domain-quotas/domain-quotas.policy';
 import { EditReconciler } from './domain-quotas/domain-quotas.reconciler';
+import { QuotaTreeRepository } from './domain-quotas/domain-quotas.repository';
 import { DomainQuotasService } from './domain-quotas/domain-quotas.service';
+import { DomainQuotaPolicy } from './policy';
 import { RegistryRepository } from './registry/registry.repository';
 import { RegistryService } from './registry/registry.service';
 import { RegistrySubscriber } from './registry/registry.subscriber';
@@ -23,6 +24,8 @@ export interface DomainQuotaDeps {
   logger: Logger;
   store: Store;
   registry: RegistryRepository;
+  /** The quota nodes (the registry's `tree`). */
+  tree: QuotaTreeRepository;
   audit: AuditLog;
   domainQuotas: DomainQuotasService;
   registryService: RegistryService;
@@ -59,16 +62,17 @@ export async function createDeps(
     ttlSeconds: config.QUOTA_CACHE_TTL_S,
     max: 100_000,
   });
-  const registry = new RegistryRepository(store.db, cache.cache, config.REGISTRY_CACHE_TTL_MS);
+  const tree = new QuotaTreeRepository(store.db, cache.cache);
+  const registry = new RegistryRepository(store.db, tree, config.REGISTRY_CACHE_TTL_MS);
   await registry.ensureIndexes();
   const audit = new AuditLog(store.db);
   await audit.ensureIndexes();
-  const treeEdits = new QuotaTreeEdits(registry, opts.editHooks);
+  const treeEdits = new QuotaTreeEdits(tree, opts.editHooks);
   const registryService = new RegistryService(registry, treeEdits, audit);
-  const integrity = new TreeIntegrity(registry, audit);
+  const integrity = new TreeIntegrity(tree, audit);
   const reconciler = new EditReconciler(
     treeEdits,
-    registry,
+    tree,
     { intervalMs: config.EDIT_RECONCILE_INTERVAL_MS, leaseMs: config.EDIT_LEASE_MS, batch: config.EDIT_RECONCILE_BATCH },
     log,
   );
@@ -120,8 +124,9 @@ export async function createDeps(
     logger: log,
     store,
     registry,
+    tree,
     audit,
-    domainQuotas: new DomainQuotasService(registry, treeEdits, audit),
+    domainQuotas: new DomainQuotasService(tree, registry, treeEdits, audit),
     registryService,
     policy,
     integrity,

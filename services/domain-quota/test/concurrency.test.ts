@@ -4,7 +4,7 @@ import request from 'supertest';
 import { stringify } from 'yaml';
 
 /**
- * reference/domain-quota.md §6.5 step 8, through the gateway: concurrent edits never leave the departments summing
+ * docs/upstream/domain-quota.md §6.5 step 8, through the gateway: concurrent edits never leave the departments summing
  * above a finite cloud quota, nor projects above their department, and the denormalised sums stay exact.
  */
 describe('group C: concurrent edits (no transactions)', () => {

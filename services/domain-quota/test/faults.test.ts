@@ -67,8 +67,8 @@ describe('a store failure between the steps of an edit', () => {
       .set({ ...signIdentity(cloudAdmin, secret, { method: 'PATCH', url: path, body: text }), 'Content-Type': 'application/json' })
       .send(text);
   };
-  const node = async (owner: string) => (await deps.registry.readQuotaSet('R1', owner)).state;
-  const project = async () => (await deps.registry.readProjectQuota('R1', 'proj'))?.state.quotas.cores;
+  const node = async (owner: string) => (await deps.tree.readQuotaSet('R1', owner)).state;
+  const project = async () => (await deps.tree.readProjectQuota('R1', 'proj'))?.state.quotas.cores;
   const settled = async () =>
     Object.keys((await node('default')).pending ?? {}).length + Object.keys((await node('dept')).pending ?? {}).length === 0;
 

@@ -53,7 +53,7 @@ describe('the edit reconciler', () => {
       node('good', { quotas: { cores: 10_000 }, revision: 1 }),
     ] as never);
     expect(await deps.reconciler.pass()).toEqual({ forward: 0, back: 1, failed: 1 });
-    const cloud = (await deps.registry.readQuotaSet('R1', 'default')).state;
+    const cloud = (await deps.tree.readQuotaSet('R1', 'default')).state;
     expect(Object.keys(cloud.pending ?? {})).toEqual(['e-bad']);
     expect(cloud.allocated).toEqual({ cores: 15_000 });
   });

@@ -230,8 +230,8 @@ describe('registry integrity: restarts, the sum check, loading', () => {
         ],
         projects: projects.map((p) => ({ id: p.id, name: p.id, domain_id: p.domain_id, quotas: { R1: { cores: p.cores } } })),
       });
-    const allocated = async (owner: string) => (await repo.readQuotaSet('R1', owner)).state.allocated.cores ?? 0;
-    const quota = async (owner: string) => (await repo.readQuotaSet('R1', owner)).state.quotas.cores ?? 0;
+    const allocated = async (owner: string) => (await repo.tree.readQuotaSet('R1', owner)).state.allocated.cores ?? 0;
+    const quota = async (owner: string) => (await repo.tree.readQuotaSet('R1', owner)).state.quotas.cores ?? 0;
 
     await loadRegistryFile(
       db,

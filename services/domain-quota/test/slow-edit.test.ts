@@ -70,7 +70,7 @@ describe('an edit stalled past its lease', () => {
       .set({ ...signIdentity(cloudAdmin, secret, { method: 'PATCH', url: path, body: text }), 'Content-Type': 'application/json' })
       .send(text);
   };
-  const node = async (owner: string) => (await deps.registry.readQuotaSet('R1', owner)).state;
+  const node = async (owner: string) => (await deps.tree.readQuotaSet('R1', owner)).state;
 
   it('two stalled edits of one department, rolled back by the reconciler, start again instead of applying', async () => {
     toStall = 2;

@@ -1,5 +1,5 @@
 /**
- * The audit log of quota changes (DESIGN.md §C, reference/domain-quota.md §6.8): one document per item of every
+ * The audit log of quota changes (docs/decisions.md §C, docs/upstream/domain-quota.md §6.8): one document per item of every
  * accepted or refused change, in `dq_audit`:
  * `{_id, at, request_id, user_id, actor_project_id, actor_domain_id, domain_id, project_id?, region, item, old, new,
  *   outcome: "accepted" | "refused", status?, reason?, message?, published}`; a repaired sum of the tree is an accepted
@@ -8,12 +8,8 @@
  * each entry as a `domain_quota.update` notification for the event service.
  */
 import { randomUUID } from 'node:crypto';
-import { AppError, identityOf } from '@stratum/http-kit';
 import { fromMilli } from '@stratum/quota-items';
-import type { Response } from 'express';
 import type { Collection, Db, Filter } from 'mongodb';
-import type { ItemChange } from '../domain-quotas/domain-quotas.allocation';
-import type { QuotaErrorDetail } from '../domain-quotas/domain-quotas.schema';
 
 /** Who made a change, from the validated identity and the request. */
 export interface AuditActor {
@@ -23,10 +19,30 @@ export interface AuditActor {
   requestId: string;
 }
 
-/** The acting identity and request id of a request, for the audit log. */
-export function actorOf(res: Response): AuditActor {
-  const id = identityOf(res);
-  return { userId: id.userId, projectId: id.projectId, domainId: id.domainId, requestId: String(res.locals.requestId ?? '') };
+/** One item's accepted change, in milli-units (-1 unlimited): from `old` to `next`. */
+export interface AuditedChange {
+  item: string;
+  old: number;
+  next: number;
+}
+
+/**
+ * A refused change as the service answered it: the HTTP status, the message and, for a refused quota edit, one
+ * detail per problem (`{region, item?, current?, requested?, reason}`, the group's QuotaErrorDetail).
+ */
+export interface Refusal {
+  status: number;
+  message: string;
+  details?: readonly unknown[];
+}
+
+/** The fields of a refusal's detail the log keeps. */
+interface RefusedItem {
+  region?: string;
+  item?: string;
+  current?: unknown;
+  requested?: unknown;
+  reason?: string;
 }
 
 export interface AuditEntry {
@@ -83,7 +99,13 @@ export class AuditLog {
   }
 
   /** Records the items of an accepted change (nothing for a no-op). */
-  async accepted(actor: AuditActor, domainId: string, region: string, changes: ItemChange[], projectId?: string): Promise<void> {
+  async accepted(
+    actor: AuditActor,
+    domainId: string,
+    region: string,
+    changes: readonly AuditedChange[],
+    projectId?: string,
+  ): Promise<void> {
     if (changes.length === 0) return;
     const base = this.base(actor, domainId, region, projectId);
     await this.col.insertMany(
@@ -121,9 +143,9 @@ export class AuditLog {
   }
 
   /** Records a refused change: one entry per detail of the error (or one without an item). */
-  async refused(actor: AuditActor, domainId: string, region: string, error: AppError, projectId?: string): Promise<void> {
+  async refused(actor: AuditActor, domainId: string, region: string, error: Refusal, projectId?: string): Promise<void> {
     const base = this.base(actor, domainId, region, projectId);
-    const details = (error.details ?? []) as QuotaErrorDetail[];
+    const details = (error.details ?? []) as RefusedItem[];
     const entries = (details.length > 0 ? details : [undefined]).map((d) => ({
       _id: randomUUID(),
       ...base,
@@ -152,12 +174,13 @@ export class AuditLog {
   /**
    * One department's entries, newest first.
    * @param before marker: the `_id` of the last entry of the previous page.
+   * @returns the page, or null when `before` is not an entry of that department.
    */
-  async list(domainId: string, limit: number, before?: string): Promise<AuditEntry[]> {
+  async list(domainId: string, limit: number, before?: string): Promise<AuditEntry[] | null> {
     const filter: Filter<AuditEntry> = { domain_id: domainId };
     if (before !== undefined) {
       const marker = await this.col.findOne({ _id: before, domain_id: domainId });
-      if (!marker) throw new AppError(400, `Invalid input: unknown marker ${before}`);
+      if (!marker) return null;
       filter.$or = [{ at: { $lt: marker.at } }, { at: marker.at, _id: { $lt: marker._id } }];
     }
     return this.col.find(filter, { singleBatch: true, batchSize: limit }).sort({ at: -1, _id: -1 }).limit(limit).toArray();

@@ -1,6 +1,6 @@
 /**
- * Emits the audit log as notifications for the event service (issue 6 item 5, reference/domain-quota.md §6.8): each
- * entry becomes one oslo.messaging v2 notification `domain_quota.update` with a CADF activity payload (as Keystone's
+ * Emits the audit log as notifications for the event service (docs/upstream/domain-quota.md §6.8): each entry
+ * becomes one oslo.messaging v2 notification `domain_quota.update` with a CADF activity payload (as Keystone's
  * `notification_format = cadf`), published with confirms to AUDIT_NOTIFICATION_EXCHANGE, routing key
  * `notifications.info`, and only then marked published (a transactional outbox: the entry is written with the
  * change, the notification follows). The notification's message_id is the entry's `_id`, so a notification sent

@@ -4,7 +4,6 @@
  * parent's sums equal expectedSums at every step, and equal the plain sums of the children once nothing is pending.
  */
 import { UNLIMITED } from '@stratum/quota-items';
-import { emptyQuotaSet, type ItemChange, type QuotaSetState } from '../registry/registry.repository';
 import {
   type ChildRecord,
   expectedSums,
@@ -15,6 +14,7 @@ import {
   withReservation,
   withSettled,
 } from './domain-quotas.allocation';
+import { emptyQuotaSet, type ItemChange, type QuotaSetState } from './domain-quotas.repository';
 
 /** A small deterministic PRNG (mulberry32), so a failure replays. */
 function rng(seed: number) {

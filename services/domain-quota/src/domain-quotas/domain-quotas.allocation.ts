@@ -1,9 +1,10 @@
 /**
- * Quota arithmetic of the tree cloud → department → project, per region and item (reference/domain-quota.md §6.1,
+ * Quota arithmetic of the tree cloud → department → project, per region and item (docs/upstream/domain-quota.md §6.1,
  * §6.4 step 7, §6.5): the checks of one child's change against its parent and its own children, and the
  * reservation deltas on the parent. Pure functions on milli-unit values (UNLIMITED = -1) and node states; no I/O.
  */
 import { UNLIMITED } from '@stratum/quota-items';
+import type { QuotaErrorDetail } from '../errors';
 import {
   CLOUD_DOMAIN_ID,
   type EditFence,
@@ -13,8 +14,7 @@ import {
   type PendingEdit,
   type QuotaSetState,
   type Values,
-} from '../registry/registry.repository';
-import type { QuotaErrorDetail } from './domain-quotas.schema';
+} from './domain-quotas.repository';
 
 /** What a child's quota commits in its parent's `allocated`: its value, or nothing when unlimited (§6.1 I2 keeps an
  * unlimited child under an unlimited parent only, where nothing is counted against a cap). */

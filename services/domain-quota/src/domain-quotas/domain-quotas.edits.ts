@@ -24,18 +24,10 @@
  * back and starts again.
  */
 import { randomUUID } from 'node:crypto';
-import { AppError } from '@stratum/http-kit';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fromMilli, UNLIMITED } from '@stratum/quota-items';
 import { type Decision, RevisionConflictError } from '@stratum/revisions';
-import {
-  CLOUD_DOMAIN_ID,
-  type EditFence,
-  type PendingEdit,
-  type QuotaSetState,
-  quotaSetId,
-  type RegistryRepository,
-  type Values,
-} from '../registry/registry.repository';
+import { type QuotaErrorDetail, quotaConflict } from '../errors';
 import {
   childItem,
   conflictsOf,
@@ -48,12 +40,19 @@ import {
   withReservation,
   withSettled,
 } from './domain-quotas.allocation';
-import type { QuotaErrorDetail } from './domain-quotas.schema';
+import {
+  CLOUD_DOMAIN_ID,
+  type EditFence,
+  type PendingEdit,
+  type QuotaSetState,
+  type QuotaTreeRepository,
+  quotaSetId,
+  type Values,
+} from './domain-quotas.repository';
 
 const MAX_ATTEMPTS = 50;
 /** A parent that constrains nothing: checks with it are the child's side alone. */
 const NO_PARENT = { quota: UNLIMITED, allocated: 0 };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A child (department or project) as step 2 sees it: a project has no children of its own. */
 export interface ChildView extends EditFence {
@@ -75,30 +74,9 @@ export interface EditHooks {
   afterStep?(step: 1 | 2, region: string, editId: string): Promise<void>;
 }
 
-/** 409 with every detail, in Keystone's envelope. */
-export function conflictError(details: QuotaErrorDetail[]): AppError {
-  const msg = details
-    .map((d) => {
-      switch (d.reason) {
-        case 'exceeds_limit':
-          return `Quota for ${d.item} in region ${d.region} cannot be ${d.requested}: at most ${d.max} is available from the parent quota.`;
-        case 'below_allocated':
-          return `Quota for ${d.item} in region ${d.region} cannot be ${d.requested}: ${d.min} is already allocated below it.`;
-        case 'unlimited_under_finite_parent':
-          return `Quota for ${d.item} in region ${d.region} cannot be unlimited while the parent quota is finite.`;
-        case 'unlimited_children':
-          return `Quota for ${d.item} in region ${d.region} cannot be finite while a quota below it is unlimited.`;
-        default:
-          return `Quota for ${d.item} in region ${d.region} cannot be ${d.requested}.`;
-      }
-    })
-    .join(' ');
-  return new AppError(409, msg, details);
-}
-
 export class QuotaTreeEdits {
   constructor(
-    private readonly repo: RegistryRepository,
+    private readonly repo: QuotaTreeRepository,
     private readonly hooks: EditHooks = {},
   ) {}
 
@@ -132,7 +110,7 @@ export class QuotaTreeEdits {
       for (const d of details) {
         if (d.reason === 'unlimited_children' && d.item) d.departments = await this.repo.unlimitedDepartments(region, d.item);
       }
-      throw conflictError(details);
+      throw quotaConflict(details);
     }
     return changes;
   }
@@ -215,7 +193,7 @@ export class QuotaTreeEdits {
         if (conflicts.length > 0 || dryRun) return { result: undefined };
         return { next: withReservation(p.state, id, { child: ref, changes, at: Date.now() }), result: undefined };
       });
-      if (conflicts.length > 0) throw conflictError(conflicts);
+      if (conflicts.length > 0) throw quotaConflict(conflicts);
       if (dryRun) return changes;
       const parentRev = current?.revision ?? 0;
       const parentPending = current?.state.pending;
@@ -233,7 +211,7 @@ export class QuotaTreeEdits {
       if (outcome !== 'ok') {
         // Undo the reservation (a no-op when a reconciler that fenced the edit off settled it already).
         await this.settle(region, parentOwner, id, 'back');
-        if (outcome !== 'stale' && outcome !== 'fenced') throw conflictError(outcome);
+        if (outcome !== 'stale' && outcome !== 'fenced') throw quotaConflict(outcome);
         if (attempt >= MAX_ATTEMPTS) throw new RevisionConflictError(quotaSetId(region, parentOwner));
         await sleep(Math.random() * Math.min(20, attempt));
         continue;

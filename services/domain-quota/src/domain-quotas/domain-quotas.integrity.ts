@@ -2,7 +2,7 @@
  * The sums of the quota tree, verified and repaired: every parent's `allocated` (and count of `unlimited` children)
  * must be what its children hold (expectedSums: the children's quotas plus the edits in flight), the cloud's over
  * its departments and its own projects, a department's over its projects, per region and item — as Cinder's
- * `fix_allocated_quotas` recomputes `allocated` from the children (reference/domain-quota.md §6.5 step 7).
+ * `fix_allocated_quotas` recomputes `allocated` from the children (docs/upstream/domain-quota.md §6.5 step 7).
  *
  * A check reads every node, then re-verifies each parent that looks wrong on its own: its head, its children, its
  * head again; the difference counts only when the head did not move in between, so a concurrent edit never shows as
@@ -12,16 +12,16 @@
 import { fromMilli } from '@stratum/quota-items';
 import type { Revision } from '@stratum/revisions';
 import type { AuditActor, AuditLog } from '../audit/audit.log';
+import { type ChildRecord, expectedSums } from './domain-quotas.allocation';
+import { departmentRef, projectRef } from './domain-quotas.edits';
 import {
   CLOUD_DOMAIN_ID,
   type ProjectQuotaState,
   type QuotaSetState,
+  type QuotaTreeRepository,
   quotaSetId,
-  type RegistryRepository,
   type Values,
-} from '../registry/registry.repository';
-import { type ChildRecord, expectedSums } from './domain-quotas.allocation';
-import { departmentRef, projectRef } from './domain-quotas.edits';
+} from './domain-quotas.repository';
 
 /** One wrong sum: `allocated` in the item's unit, or `unlimited` as a count of children at -1. */
 export interface SumDiscrepancy {
@@ -80,7 +80,7 @@ const projectChild = (p: Revision<ProjectQuotaState>): ChildRecord => ({
 
 export class TreeIntegrity {
   constructor(
-    private readonly repo: RegistryRepository,
+    private readonly repo: QuotaTreeRepository,
     private readonly audit?: AuditLog,
   ) {}
 

@@ -2,14 +2,22 @@
  * OpenAPI description of group C's quota routes (domain-quotas.router.ts), assembled by the gateway into
  * `/openapi.json`.
  *
- * Bodies and parameters are the zod schemas of domain-quotas.schema.ts; responses are the views of
- * domain-quotas.service.ts (SPEC.md C1-C3) and audit.log.ts. Errors are Keystone's envelope (`renderKeystoneError`),
- * with `details` for quota refusals.
+ * Bodies and parameters are the zod schemas of domain-quotas.schema.ts (the ones the router validates with);
+ * responses are the views of domain-quotas.presenter.ts (docs/api/domain-quota.md C1-C3) and audit.log.ts. Errors are
+ * Keystone's envelope (`renderKeystoneError`), with `details` for quota refusals.
  */
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { errorResponses, jsonResponse } from '@stratum/openapi';
 import { z } from 'zod';
-import { AuditQuery, DOMAIN_QUOTAS_ROOT, DOMAIN_USAGE_ROOT, DryRunQuery, quotaPatchBody } from './domain-quotas.schema';
+import {
+  AuditQuery,
+  DOMAIN_QUOTAS_ROOT,
+  DOMAIN_USAGE_ROOT,
+  DomainParams,
+  DryRunQuery,
+  ProjectParams,
+  quotaPatchBody,
+} from './domain-quotas.schema';
 
 /** One problem of a refused quota edit (QuotaErrorDetail). */
 const QuotaErrorDetail = z
@@ -25,7 +33,7 @@ const QuotaErrorDetail = z
   })
   .meta({ id: 'QuotaErrorDetail' });
 
-/** One problem of a malformed registry body (http-kit's BodyIssue). */
+/** One problem of a malformed registry body (http-kit's FieldIssue, errors.invalidRequest). */
 const BodyIssue = z.object({ field: z.string(), reason: z.string() }).meta({ id: 'BodyIssue' });
 
 /** Keystone's error body, plus `details` when the refusal has parts. */
@@ -59,7 +67,7 @@ const CloudRegion = z
     allocated: Values,
     limits: Values,
     usage: Values.describe('actual use, as last reported to the registry'),
-    quota_fake: Values.meta({ deprecated: true, description: 'deprecated, meaningless (SPEC.md Versioning)' }),
+    quota_fake: Values.meta({ deprecated: true, description: 'deprecated, meaningless: a copy of quotas' }),
     usage_collected_at: z.string().optional(),
   })
   .meta({ id: 'CloudRegionQuotas' });
@@ -97,8 +105,6 @@ const ProjectPatch = quotaPatchBody('project').meta({ id: 'ProjectQuotaPatch', e
 
 const json = jsonResponse;
 const etag = z.object({ ETag: z.string().describe("strong ETag of the department's quotas, for If-Match") });
-const DomainParams = z.object({ domain_id: z.string().describe('department (Keystone domain) id; `default` is the cloud platform') });
-const ProjectParams = DomainParams.extend({ project_id: z.string().describe('a project of that department') });
 const editErrors = {
   400: 'Malformed body, unknown region or item, bad value (all problems in `details`)',
   403: 'Not a cloud admin',
@@ -113,7 +119,7 @@ export function domainQuotasRoutes(): RouteConfig[] {
       method: 'get',
       path: `${DOMAIN_QUOTAS_ROOT}/{domain_id}`,
       operationId: 'getDepartmentQuotas',
-      summary: "Get a department's quotas, allocations and limits per region (C1)",
+      summary: "Get a department's quotas, allocations and limits per region",
       request: { params: DomainParams },
       responses: {
         200: json('Per region: usage (allocated), quotas, limits', DepartmentQuotas, etag),
@@ -124,7 +130,7 @@ export function domainQuotasRoutes(): RouteConfig[] {
       method: 'patch',
       path: `${DOMAIN_QUOTAS_ROOT}/{domain_id}`,
       operationId: 'editDepartmentQuotas',
-      summary: "Edit a department's quotas in one region (C2, cloud admin)",
+      summary: "Edit a department's quotas in one region (cloud admin)",
       description: 'All or nothing. With `dry_run=true` every check runs and nothing is written.',
       request: {
         params: DomainParams,
@@ -133,7 +139,7 @@ export function domainQuotasRoutes(): RouteConfig[] {
         body: { required: true, content: { 'application/json': { schema: DomainPatch } } },
       },
       responses: {
-        200: json('The C1 view after the edit', DepartmentQuotas, etag),
+        200: json("The department's quotas after the edit", DepartmentQuotas, etag),
         ...keystoneErrors({ ...editErrors, 412: 'If-Match differs from the current ETag' }),
       },
     },
@@ -175,7 +181,7 @@ export function domainQuotasRoutes(): RouteConfig[] {
       method: 'get',
       path: DOMAIN_USAGE_ROOT,
       operationId: 'getCloudQuotas',
-      summary: 'Get the cloud platform quotas, allocation and usage (C3, cloud admin)',
+      summary: 'Get the cloud platform quotas, allocation and usage (cloud admin)',
       responses: {
         200: json(
           'Per region: quotas, allocated, limits, usage, quota_fake',

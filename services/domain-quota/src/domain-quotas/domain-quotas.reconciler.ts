@@ -10,8 +10,8 @@
  * same pass, and the edit itself if it was only slow, never settle one twice.
  */
 import type { Logger } from 'pino';
-import type { RegistryRepository } from '../registry/registry.repository';
 import { type QuotaTreeEdits, type Resolution, staleEdits } from './domain-quotas.edits';
+import type { QuotaTreeRepository } from './domain-quotas.repository';
 
 export interface ReconcilerOptions {
   /** Time between passes, in milliseconds (0: only the pass at start). */
@@ -37,7 +37,7 @@ export class EditReconciler {
 
   constructor(
     private readonly edits: QuotaTreeEdits,
-    private readonly repo: RegistryRepository,
+    private readonly repo: QuotaTreeRepository,
     private readonly opts: ReconcilerOptions,
     private readonly log: Logger,
   ) {}

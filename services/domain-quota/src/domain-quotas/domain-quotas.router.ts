@@ -1,85 +1,89 @@
 /**
- * Group C routes: `GET|PATCH /v3/domain_quotas/{domain_id}` (C1, C2), `GET /v3/domain_usage` (C3), a department's
- * audit log, and its projects' allocations.
+ * Group C routes (docs/api/domain-quota.md): `GET|PATCH /v3/domain_quotas/{domain_id}` (C1, C2), `GET /v3/domain_usage`
+ * (C3), a department's
+ * audit log, and its projects' allocations. Each route authorizes, validates (the schemas of domain-quotas.schema.ts)
+ * and hands typed input to the service.
  */
-import { AppError, identityOf, methodNotAllowed } from '@stratum/http-kit';
-import { type Request, Router } from 'express';
-import { type AuditLog, actorOf } from '../audit/audit.log';
-import { DEFAULT_DOMAIN_POLICY, type DomainQuotaPolicy } from './domain-quotas.policy';
-import { DOMAIN_QUOTAS_ROOT, DOMAIN_USAGE_ROOT, DryRunQuery } from './domain-quotas.schema';
+import { methodNotAllowed, validate } from '@stratum/http-kit';
+import { Router } from 'express';
+import type { AuditLog } from '../audit/audit.log';
+import { invalidQuotaPatch, invalidRequest, unknownMarker } from '../errors';
+import { actorOf, allow, departmentOf } from '../http';
+import type { Authorizer, DomainQuotaAction } from './domain-quotas.policy';
+import { auditEntryView } from './domain-quotas.presenter';
+import {
+  AUDIT_PAGE_SIZE,
+  AuditQuery,
+  DOMAIN_QUOTAS_ROOT,
+  DOMAIN_USAGE_ROOT,
+  DomainParams,
+  DomainPatchBody,
+  DryRunQuery,
+  ProjectParams,
+  ProjectPatchBody,
+} from './domain-quotas.schema';
 import type { DomainQuotasService } from './domain-quotas.service';
 
-/** `?dry_run=` (DryRunQuery). @throws AppError 400 for a value bool_from_string does not read. */
-function dryRunOf(req: Request): boolean {
-  const parsed = DryRunQuery.safeParse({ dry_run: req.query.dry_run });
-  if (!parsed.success) throw new AppError(400, 'Invalid input: dry_run must be true or false');
-  return parsed.data.dry_run ?? false;
-}
+const ONE = `${DOMAIN_QUOTAS_ROOT}/:domain_id`;
+const PROJECT = `${ONE}/projects/:project_id`;
+
+const showDepartment = validate({ params: DomainParams }, invalidRequest);
+const editDepartment = validate({ params: DomainParams, query: DryRunQuery, body: DomainPatchBody }, invalidQuotaPatch);
+const listAudit = validate({ params: DomainParams, query: AuditQuery }, invalidRequest);
+const showProject = validate({ params: ProjectParams }, invalidRequest);
+const editProject = validate({ params: ProjectParams, query: DryRunQuery, body: ProjectPatchBody }, invalidQuotaPatch);
 
 /** The department quota routes; `policy` is the service's enforcer (its defaults unless POLICY_FILE overrides them). */
-export function domainQuotasRouter(
-  service: DomainQuotasService,
-  audit: AuditLog,
-  policy: DomainQuotaPolicy = DEFAULT_DOMAIN_POLICY,
-): Router {
-  const { authorize } = policy;
+export function domainQuotasRouter(service: DomainQuotasService, audit: AuditLog, policy: Authorizer<DomainQuotaAction>): Router {
   const r = Router({ strict: false });
-  const domainIdOf = (req: Request) => req.params.domainId as string;
+  const may = (action: DomainQuotaAction) => allow(policy, action, departmentOf);
 
-  r.get(`${DOMAIN_QUOTAS_ROOT}/:domainId`, async (req, res) => {
-    authorize(identityOf(res), 'domain_quota:get', { domainId: domainIdOf(req) });
-    const { view, etag } = await service.getDepartment(domainIdOf(req));
-    res.setHeader('ETag', etag);
-    res.json({ domain: view });
+  r.get(ONE, may('domain_quota:get'), showDepartment, async (_req, res) => {
+    const { params } = showDepartment.input(res);
+    const { view, etag } = await service.getDepartment(params.domain_id);
+    res.setHeader('ETag', etag).json({ domain: view });
   });
 
-  r.patch(`${DOMAIN_QUOTAS_ROOT}/:domainId`, async (req, res) => {
-    authorize(identityOf(res), 'domain_quota:update', { domainId: domainIdOf(req) });
+  r.patch(ONE, may('domain_quota:update'), editDepartment, async (req, res) => {
+    const { params, query, body } = editDepartment.input(res);
     const ifMatch = req.headers['if-match'];
-    const { view, etag } = await service.patch(domainIdOf(req), req.body, {
+    const { view, etag } = await service.patch(params.domain_id, body.domain, {
       actor: actorOf(res),
-      dryRun: dryRunOf(req),
+      dryRun: query.dry_run ?? false,
       ifMatch: typeof ifMatch === 'string' ? ifMatch : undefined,
     });
-    res.setHeader('ETag', etag);
-    res.json({ domain: view });
+    res.setHeader('ETag', etag).json({ domain: view });
   });
 
-  r.get(`${DOMAIN_QUOTAS_ROOT}/:domainId/audit`, async (req, res) => {
-    authorize(identityOf(res), 'domain_quota:audit', { domainId: domainIdOf(req) });
-    const raw = req.query.limit ?? '100';
-    if (typeof raw !== 'string' || !/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 1000) {
-      throw new AppError(400, 'Invalid input: limit must be an integer from 1 to 1000');
-    }
-    const marker = typeof req.query.marker === 'string' ? req.query.marker : undefined;
-    const entries = await audit.list(domainIdOf(req), Number(raw), marker);
-    res.json({ audit: entries.map(({ published, ...e }) => e) });
+  r.get(`${ONE}/audit`, may('domain_quota:audit'), listAudit, async (_req, res) => {
+    const { params, query } = listAudit.input(res);
+    const entries = await audit.list(params.domain_id, query.limit ?? AUDIT_PAGE_SIZE, query.marker);
+    if (entries === null) throw unknownMarker(query.marker as string);
+    res.json({ audit: entries.map(auditEntryView) });
   });
 
-  r.get(`${DOMAIN_QUOTAS_ROOT}/:domainId/projects/:projectId`, async (req, res) => {
-    authorize(identityOf(res), 'domain_quota:get', { domainId: domainIdOf(req) });
-    res.json({ project: await service.getProjectQuotas(req.params.projectId as string, domainIdOf(req)) });
+  r.get(PROJECT, may('domain_quota:get'), showProject, async (_req, res) => {
+    const { params } = showProject.input(res);
+    res.json({ project: await service.getProjectQuotas(params.project_id, params.domain_id) });
   });
 
-  r.patch(`${DOMAIN_QUOTAS_ROOT}/:domainId/projects/:projectId`, async (req, res) => {
-    authorize(identityOf(res), 'domain_quota:update', { domainId: domainIdOf(req) });
-    const project = await service.setProjectQuotas(req.params.projectId as string, domainIdOf(req), req.body, {
+  r.patch(PROJECT, may('domain_quota:update'), editProject, async (_req, res) => {
+    const { params, query, body } = editProject.input(res);
+    const project = await service.setProjectQuotas(params.project_id, params.domain_id, body.project, {
       actor: actorOf(res),
-      dryRun: dryRunOf(req),
+      dryRun: query.dry_run ?? false,
     });
     res.json({ project });
   });
 
-  r.get(DOMAIN_USAGE_ROOT, async (_req, res) => {
-    authorize(identityOf(res), 'domain_usage:get');
-    // quota_fake is deprecated (SPEC.md Versioning): RFC 9745 Deprecation header.
-    res.setHeader('Deprecation', '@1767225600');
-    res.json({ domain: await service.getCloud() });
+  r.get(DOMAIN_USAGE_ROOT, allow(policy, 'domain_usage:get'), async (_req, res) => {
+    // quota_fake is deprecated (docs/api/README.md Versioning): RFC 9745 Deprecation header.
+    res.setHeader('Deprecation', '@1767225600').json({ domain: await service.getCloud() });
   });
 
-  r.all(`${DOMAIN_QUOTAS_ROOT}/:domainId`, methodNotAllowed('GET, PATCH'));
-  r.all(`${DOMAIN_QUOTAS_ROOT}/:domainId/audit`, methodNotAllowed('GET'));
-  r.all(`${DOMAIN_QUOTAS_ROOT}/:domainId/projects/:projectId`, methodNotAllowed('GET, PATCH'));
+  r.all(ONE, methodNotAllowed('GET, PATCH'));
+  r.all(`${ONE}/audit`, methodNotAllowed('GET'));
+  r.all(PROJECT, methodNotAllowed('GET, PATCH'));
   r.all(DOMAIN_USAGE_ROOT, methodNotAllowed('GET'));
   return r;
 }

@@ -23,10 +23,9 @@ import {
   type ProjectQuotaState,
   type QuotaSetState,
   quotaSetId,
-  type RegionDoc,
-  type RegistryRepository,
   type Values as StoredValues,
-} from './registry.repository';
+} from '../domain-quotas/domain-quotas.repository';
+import type { RegionDoc, RegistryRepository } from './registry.repository';
 import { KeystoneId, PathSafeName, RegionName, SafeText } from './registry.schema';
 
 const Values = z.record(z.string(), z.number());
@@ -156,9 +155,8 @@ export async function loadRegistry(repo: RegistryRepository, yamlText: string, m
     await upsertAll(repo.departments, departmentDocs);
     await upsertAll(repo.projects, projectDocs);
     // Quota nodes are written as new revisions, so running edits and caches see the load like any change.
-    for (const s of sets.values()) await repo.quotaSets.update(quotaSetId(s.region, s.domain_id), () => ({ next: s, result: undefined }));
-    for (const q of projectQuotas)
-      await repo.projectQuotas.update(quotaSetId(q.region, q.project_id), () => ({ next: q, result: undefined }));
+    for (const s of sets.values()) await repo.tree.writeQuotaSet(s);
+    for (const q of projectQuotas) await repo.tree.writeProjectQuota(q);
     await upsertAll(repo.usage, usage);
     return counts;
   }
@@ -194,13 +192,13 @@ export async function loadRegistry(repo: RegistryRepository, yamlText: string, m
   const named = new Set(sets.keys());
   const nodeKeys = new Set([
     ...named,
-    ...(replace ? (await repo.allQuotaSets()).map((n) => quotaSetId(n.state.region, n.state.domain_id)) : []),
+    ...(replace ? (await repo.tree.allQuotaSets()).map((n) => quotaSetId(n.state.region, n.state.domain_id)) : []),
   ]);
   for (const key of nodeKeys) {
     const s = sets.get(key);
     const [region, owner] = s ? [s.region, s.domain_id] : splitKey(key);
     if (!s && !replace) continue;
-    await repo.changeQuotaSet(region, owner, (cur) => ({
+    await repo.tree.changeQuotaSet(region, owner, (cur) => ({
       next: { ...cur.state, quotas: setQuotas(cur.state.quotas, s?.quotas) },
       result: undefined,
     }));
@@ -208,17 +206,17 @@ export async function loadRegistry(repo: RegistryRepository, yamlText: string, m
   const projectByKey = new Map(projectQuotas.map((q) => [quotaSetId(q.region, q.project_id), q]));
   const projectKeys = new Set([
     ...projectByKey.keys(),
-    ...(replace ? (await repo.allProjectQuotas()).map((p) => quotaSetId(p.state.region, p.state.project_id)) : []),
+    ...(replace ? (await repo.tree.allProjectQuotas()).map((p) => quotaSetId(p.state.region, p.state.project_id)) : []),
   ]);
   for (const key of projectKeys) {
     const q = projectByKey.get(key);
     const [region, projectId] = q ? [q.region, q.project_id] : splitKey(key);
-    await repo.changeProjectQuota(region, projectId, q?.domain_id ?? CLOUD_DOMAIN_ID, (cur) => ({
+    await repo.tree.changeProjectQuota(region, projectId, q?.domain_id ?? CLOUD_DOMAIN_ID, (cur) => ({
       next: { ...cur.state, ...(q ? { domain_id: q.domain_id } : {}), quotas: setQuotas(cur.state.quotas, q?.quotas) },
       result: undefined,
     }));
   }
-  const report = await new TreeIntegrity(repo).check({ repair: true });
+  const report = await new TreeIntegrity(repo.tree).check({ repair: true });
   return { ...counts, sums_recomputed: report.discrepancies.length };
 }
 

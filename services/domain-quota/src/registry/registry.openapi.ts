@@ -7,7 +7,17 @@ import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { jsonRequestBody, jsonResponse } from '@stratum/openapi';
 import { z } from 'zod';
 import { keystoneErrors } from '../domain-quotas/domain-quotas.openapi';
-import { DomainBody, KeystoneId, ProjectBody, REGISTRY_PREFIX, RegionBody, RegionName, UsageBody } from './registry.schema';
+import {
+  DomainBody,
+  DomainParams,
+  ProjectBody,
+  ProjectParams,
+  ProjectsQuery,
+  REGISTRY_PREFIX,
+  RegionBody,
+  RegionParams,
+  UsageBody,
+} from './registry.schema';
 
 const Region = z
   .object({ name: z.string(), volume_types: z.array(z.string()), products: z.array(z.string()) })
@@ -20,10 +30,6 @@ const Usage = z
 
 const json = jsonResponse;
 const body = jsonRequestBody;
-
-const RegionParams = z.object({ region: RegionName.describe('region name') });
-const DomainParams = z.object({ domain_id: KeystoneId.describe('department (Keystone domain) id') });
-const ProjectParams = z.object({ project_id: KeystoneId.describe('project id') });
 
 /**
  * GET (list), GET/PUT/DELETE (one) of a registry collection.
@@ -122,7 +128,7 @@ export function registryRoutes(): RouteConfig[] {
       deleteErrors: { 400: '`default` (the cloud) cannot be deleted', 409: 'The department still has projects' },
     }),
     ...collection('project', 'projects', 'Project', ProjectParams, Project, ProjectBody.meta({ id: 'RegistryProjectBody' }), {
-      listQuery: z.object({ domain_id: z.string().optional().describe("only this department's projects") }),
+      listQuery: ProjectsQuery,
       putErrors: { 409: 'Moving a project that holds allocations to another department' },
       deleteErrors: {},
     }),

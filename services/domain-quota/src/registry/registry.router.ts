@@ -10,21 +10,24 @@
  *
  * PUT answers 201 when it created the resource and 200 when it replaced it; DELETE answers 204.
  */
-import { AppError, identityOf, methodNotAllowed, parseBody } from '@stratum/http-kit';
-import { type Request, type Response, Router } from 'express';
-import { actorOf } from '../audit/audit.log';
+import { methodNotAllowed, validate } from '@stratum/http-kit';
+import { type Response, Router } from 'express';
 import type { CheckReport, TreeIntegrity } from '../domain-quotas/domain-quotas.integrity';
-import { DEFAULT_DOMAIN_POLICY, type DomainQuotaPolicy } from '../domain-quotas/domain-quotas.policy';
-import { DomainBody, KeystoneId, ProjectBody, REGISTRY_PREFIX, RegionBody, UsageBody } from './registry.schema';
+import type { Authorizer } from '../domain-quotas/domain-quotas.policy';
+import { invalidRequest } from '../errors';
+import { actorOf, allow } from '../http';
+import type { RegistryAction } from './registry.policy';
+import {
+  DomainBody,
+  DomainParams,
+  ProjectBody,
+  ProjectParams,
+  ProjectsQuery,
+  REGISTRY_PREFIX,
+  RegionBody,
+  UsageBody,
+} from './registry.schema';
 import type { RegistryService } from './registry.service';
-
-/** A path id checked like a body id. @throws AppError 400. */
-function idOf(req: Request, name: string): string {
-  const v = req.params[name] as string;
-  const ok = KeystoneId.safeParse(v);
-  if (!ok.success) throw new AppError(400, `Invalid input: ${name} ${ok.error.issues[0]?.message}`);
-  return v;
-}
 
 const created = (res: Response, isNew: boolean) => res.status(isNew ? 201 : 200);
 
@@ -33,98 +36,80 @@ const checkBody = (r: CheckReport) => ({
   check: { ...r, ok: r.busy.length === 0 && r.discrepancies.every((d) => d.repaired) },
 });
 
+// A region's name is checked by the service when the region is created (RegionName); the routes only read it.
+const putRegion = validate({ body: RegionBody }, invalidRequest);
+const oneDomain = validate({ params: DomainParams }, invalidRequest);
+const putDomain = validate({ params: DomainParams, body: DomainBody }, invalidRequest);
+const listProjects = validate({ query: ProjectsQuery }, invalidRequest);
+const oneProject = validate({ params: ProjectParams }, invalidRequest);
+const putProject = validate({ params: ProjectParams, body: ProjectBody }, invalidRequest);
+const putUsage = validate({ body: UsageBody }, invalidRequest);
+
 /** The registry routes; `policy` is the service's enforcer (its defaults unless POLICY_FILE overrides them). */
-export function registryRouter(
-  service: RegistryService,
-  integrity: TreeIntegrity,
-  policy: DomainQuotaPolicy = DEFAULT_DOMAIN_POLICY,
-): Router {
-  const { authorize } = policy;
+export function registryRouter(service: RegistryService, integrity: TreeIntegrity, policy: Authorizer<RegistryAction>): Router {
   const r = Router({ strict: false });
   const p = REGISTRY_PREFIX;
-  const read = (res: Response) => authorize(identityOf(res), 'registry:get');
-  const write = (res: Response) => authorize(identityOf(res), 'registry:update');
+  const read = allow(policy, 'registry:get');
+  const write = allow(policy, 'registry:update');
 
-  r.get(`${p}/regions`, async (_req, res) => {
-    read(res);
+  r.get(`${p}/regions`, read, async (_req, res) => {
     res.json({ regions: await service.listRegions() });
   });
-  r.get(`${p}/regions/:region`, async (req, res) => {
-    read(res);
+  r.get(`${p}/regions/:region`, read, async (req, res) => {
     res.json({ region: await service.getRegion(req.params.region as string) });
   });
-  r.put(`${p}/regions/:region`, async (req, res) => {
-    write(res);
-    const body = parseBody(RegionBody, req.body);
-    const out = await service.putRegion(req.params.region as string, body.region);
+  r.put(`${p}/regions/:region`, write, putRegion, async (req, res) => {
+    const out = await service.putRegion(req.params.region as string, putRegion.input(res).body.region);
     created(res, out.created).json({ region: out.region });
   });
-  r.delete(`${p}/regions/:region`, async (req, res) => {
-    write(res);
+  r.delete(`${p}/regions/:region`, write, async (req, res) => {
     await service.deleteRegion(req.params.region as string);
     res.status(204).end();
   });
 
-  r.get(`${p}/domains`, async (_req, res) => {
-    read(res);
+  r.get(`${p}/domains`, read, async (_req, res) => {
     res.json({ domains: await service.listDepartments() });
   });
-  r.get(`${p}/domains/:domainId`, async (req, res) => {
-    read(res);
-    res.json({ domain: await service.getDepartment(idOf(req, 'domainId')) });
+  r.get(`${p}/domains/:domain_id`, read, oneDomain, async (_req, res) => {
+    res.json({ domain: await service.getDepartment(oneDomain.input(res).params.domain_id) });
   });
-  r.put(`${p}/domains/:domainId`, async (req, res) => {
-    write(res);
-    const id = idOf(req, 'domainId');
-    const body = parseBody(DomainBody, req.body);
-    const out = await service.putDepartment(id, body.domain.name);
+  r.put(`${p}/domains/:domain_id`, write, putDomain, async (_req, res) => {
+    const { params, body } = putDomain.input(res);
+    const out = await service.putDepartment(params.domain_id, body.domain.name);
     created(res, out.created).json({ domain: out.domain });
   });
-  r.delete(`${p}/domains/:domainId`, async (req, res) => {
-    write(res);
-    await service.deleteDepartment(idOf(req, 'domainId'), actorOf(res));
+  r.delete(`${p}/domains/:domain_id`, write, oneDomain, async (_req, res) => {
+    await service.deleteDepartment(oneDomain.input(res).params.domain_id, actorOf(res));
     res.status(204).end();
   });
 
-  r.get(`${p}/projects`, async (req, res) => {
-    read(res);
-    const domainId = req.query.domain_id;
-    if (domainId !== undefined && typeof domainId !== 'string') throw new AppError(400, 'Invalid input: domain_id must be given once');
-    res.json({ projects: await service.listProjects(domainId) });
+  r.get(`${p}/projects`, read, listProjects, async (_req, res) => {
+    res.json({ projects: await service.listProjects(listProjects.input(res).query.domain_id) });
   });
-  r.get(`${p}/projects/:projectId`, async (req, res) => {
-    read(res);
-    res.json({ project: await service.getProject(idOf(req, 'projectId')) });
+  r.get(`${p}/projects/:project_id`, read, oneProject, async (_req, res) => {
+    res.json({ project: await service.getProject(oneProject.input(res).params.project_id) });
   });
-  r.put(`${p}/projects/:projectId`, async (req, res) => {
-    write(res);
-    const id = idOf(req, 'projectId');
-    const body = parseBody(ProjectBody, req.body);
-    const out = await service.putProject(id, body.project);
+  r.put(`${p}/projects/:project_id`, write, putProject, async (_req, res) => {
+    const { params, body } = putProject.input(res);
+    const out = await service.putProject(params.project_id, body.project);
     created(res, out.created).json({ project: out.project });
   });
-  r.delete(`${p}/projects/:projectId`, async (req, res) => {
-    write(res);
-    await service.deleteProject(idOf(req, 'projectId'), actorOf(res));
+  r.delete(`${p}/projects/:project_id`, write, oneProject, async (_req, res) => {
+    await service.deleteProject(oneProject.input(res).params.project_id, actorOf(res));
     res.status(204).end();
   });
 
-  r.get(`${p}/usage`, async (_req, res) => {
-    read(res);
+  r.get(`${p}/usage`, read, async (_req, res) => {
     res.json({ usage: await service.getUsage() });
   });
-  r.put(`${p}/usage/:region`, async (req, res) => {
-    authorize(identityOf(res), 'registry:usage:update');
-    const body = parseBody(UsageBody, req.body);
-    res.json({ usage: await service.putUsage(req.params.region as string, body.usage) });
+  r.put(`${p}/usage/:region`, allow(policy, 'registry:usage:update'), putUsage, async (req, res) => {
+    res.json({ usage: await service.putUsage(req.params.region as string, putUsage.input(res).body.usage) });
   });
 
-  r.get(`${p}/check`, async (_req, res) => {
-    read(res);
+  r.get(`${p}/check`, read, async (_req, res) => {
     res.json(checkBody(await integrity.check()));
   });
-  r.post(`${p}/check`, async (_req, res) => {
-    write(res);
+  r.post(`${p}/check`, write, async (_req, res) => {
     res.json(checkBody(await integrity.check({ repair: true, actor: actorOf(res) })));
   });
 
@@ -132,9 +117,9 @@ export function registryRouter(
   r.all(`${p}/regions`, methodNotAllowed('GET'));
   r.all(`${p}/regions/:region`, methodNotAllowed('GET, PUT, DELETE'));
   r.all(`${p}/domains`, methodNotAllowed('GET'));
-  r.all(`${p}/domains/:domainId`, methodNotAllowed('GET, PUT, DELETE'));
+  r.all(`${p}/domains/:domain_id`, methodNotAllowed('GET, PUT, DELETE'));
   r.all(`${p}/projects`, methodNotAllowed('GET'));
-  r.all(`${p}/projects/:projectId`, methodNotAllowed('GET, PUT, DELETE'));
+  r.all(`${p}/projects/:project_id`, methodNotAllowed('GET, PUT, DELETE'));
   r.all(`${p}/usage`, methodNotAllowed('GET'));
   r.all(`${p}/usage/:region`, methodNotAllowed('PUT'));
   return r;

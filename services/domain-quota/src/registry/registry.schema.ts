@@ -1,6 +1,7 @@
 /**
- * Bodies of the registry's admin endpoints (`/v3/domain_quota_registry/...`), in Keystone's style: one member named
- * after the resource.
+ * Requests of the registry's admin endpoints (`/v3/domain_quota_registry/...`) as zod schemas, used by validate() in
+ * registry.router.ts and by the route descriptions of registry.openapi.ts. Bodies are in Keystone's style: one member
+ * named after the resource.
  */
 import { hasUnsafeChars } from '@stratum/http-kit';
 import { SECURE_CONTAINER_PRODUCT } from '@stratum/quota-items';
@@ -45,8 +46,22 @@ export const KeystoneId = z
   .regex(/^[^.$\s/]+$/, 'must not contain dots, slashes, $ or whitespace')
   .refine((s) => !hasUnsafeChars(s), UNSAFE_MESSAGE);
 
-/** Products the catalogue knows (reference/domain-quota.md §6.6). */
+/** Products the catalogue knows (docs/upstream/domain-quota.md §6.6). */
 export const PRODUCTS = [SECURE_CONTAINER_PRODUCT] as const;
+
+/**
+ * `{region}`: checked by the service when a region is created (RegionName; a name it never stored is a 404
+ * elsewhere), so the route only reads it.
+ */
+export const RegionParams = z.object({ region: RegionName.describe('region name') });
+/** `{domain_id}` of the registry's departments. */
+export const DomainParams = z.object({ domain_id: KeystoneId.describe('department (Keystone domain) id') });
+/** `{project_id}` of the registry's projects. */
+export const ProjectParams = z.object({ project_id: KeystoneId.describe('project id') });
+/** `GET /projects?domain_id=`: one department's projects. */
+export const ProjectsQuery = z.object({
+  domain_id: z.string({ error: 'must be given once' }).optional().describe("only this department's projects"),
+});
 
 export const RegionBody = z.strictObject({
   region: z.strictObject({

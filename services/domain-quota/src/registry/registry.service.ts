@@ -1,5 +1,5 @@
 /**
- * The registry the quota tree stands on (DESIGN.md §C): regions with their volume types and products, departments
+ * The registry the quota tree stands on (docs/decisions.md §C): regions with their volume types and products, departments
  * (Keystone domains; `default` is the cloud platform), projects and their department, and actual usage per region.
  * The admin endpoints and the subscriber of identity and volume type events both change it through this service,
  * so they share one set of rules:
@@ -7,7 +7,7 @@
  * - A region may drop a volume type or product only while no quota node or project holds any of its items at a value
  *   other than 0 (409 `in_use` otherwise), so a quota never hides behind a catalogue change.
  * - Deleting a project first sets its allocations to 0 through the quota tree (released from its department, and
- *   audited), as reference/domain-quota.md §6.8 asks.
+ *   audited), as docs/upstream/domain-quota.md §6.8 asks.
  * - Deleting a department requires that it has no projects (Cinder's nested quotas refuse the same); its own quotas
  *   are then released to the cloud through the tree. The cloud (`default`) cannot be deleted.
  * - A project may move to another department only while it holds no allocation.
@@ -16,15 +16,23 @@ import { AppError } from '@stratum/http-kit';
 import { canonicalItemName, fromMilli, regionItems, toMilli } from '@stratum/quota-items';
 import type { AuditActor, AuditLog } from '../audit/audit.log';
 import type { QuotaTreeEdits } from '../domain-quotas/domain-quotas.edits';
-import type { QuotaErrorDetail } from '../domain-quotas/domain-quotas.schema';
+import { CLOUD_DOMAIN_ID, type Values } from '../domain-quotas/domain-quotas.repository';
 import {
-  CLOUD_DOMAIN_ID,
-  type DepartmentDoc,
-  type ProjectDoc,
-  type RegionDoc,
-  type RegistryRepository,
-  type Values,
-} from './registry.repository';
+  cloudNotDeletable,
+  departmentHasAllocations,
+  departmentHasProjects,
+  domainNotFound,
+  domainNotInRegistry,
+  invalidRegionName,
+  invalidVolumeTypeName,
+  itemsInUse,
+  projectHoldsAllocations,
+  projectNotFound,
+  type QuotaErrorDetail,
+  regionNotFound,
+  usageItemsNotAcceptable,
+} from '../errors';
+import type { DepartmentDoc, ProjectDoc, RegionDoc, RegistryRepository } from './registry.repository';
 import { PathSafeName, RegionName } from './registry.schema';
 
 /** A region as the API shows it. */
@@ -51,7 +59,7 @@ const typeIdName = (r: RegionDoc, id: string): string | undefined =>
 /** Region names become part of quota node keys (RegionName). @throws AppError 400. */
 function checkRegionName(region: string): void {
   const ok = RegionName.safeParse(region);
-  if (!ok.success) throw new AppError(400, `Invalid input: region name ${JSON.stringify(region)} ${ok.error.issues[0]?.message}`);
+  if (!ok.success) throw invalidRegionName(region, ok.error.issues[0]?.message ?? 'is not acceptable');
 }
 
 export class RegistryService {
@@ -68,7 +76,7 @@ export class RegistryService {
   /** @throws AppError 404 when the region is unknown. */
   private async requireRegion(region: string): Promise<RegionDoc> {
     const doc = await this.repo.findRegion(region);
-    if (!doc) throw new AppError(404, `Could not find region: ${region}.`);
+    if (!doc) throw regionNotFound(region);
     return doc;
   }
 
@@ -113,21 +121,13 @@ export class RegistryService {
 
   /** @throws AppError 409 (`in_use` details) when any of `items` is still held in `region`. */
   private async refuseHeld(region: string, items: string[], what: string): Promise<void> {
-    const used = await this.repo.itemsInUse(region, items);
-    if (used.length > 0) {
-      throw new AppError(
-        409,
-        `Region ${region} still has quotas for ${used.join(', ')}; set them to 0 before ${what}.`,
-        used.map((item) => ({ region, item, reason: 'in_use' }) satisfies QuotaErrorDetail),
-      );
-    }
+    const used = await this.repo.tree.itemsInUse(region, items);
+    if (used.length > 0) throw itemsInUse(region, used, what);
   }
 
   /** Adds a volume type to a region (idempotent), remembering its Cinder id when known. @throws AppError 404. */
   async addVolumeType(region: string, name: string, id?: string): Promise<void> {
-    if (!PathSafeName.safeParse(name).success) {
-      throw new AppError(400, `Invalid input: volume type name ${JSON.stringify(name)} cannot name quota items (dots, $ or whitespace)`);
-    }
+    if (!PathSafeName.safeParse(name).success) throw invalidVolumeTypeName(name);
     const cur = await this.requireRegion(region);
     const ids = { ...cur.volume_type_ids, ...(id ? { [id]: name } : {}) };
     const types = cur.volume_types.includes(name) ? cur.volume_types : [...cur.volume_types, name];
@@ -177,7 +177,7 @@ export class RegistryService {
   /** @throws AppError 404 unknown department. */
   async getDepartment(domainId: string) {
     const d = await this.repo.findDepartment(domainId);
-    if (!d) throw new AppError(404, `Could not find domain: ${domainId}.`);
+    if (!d) throw domainNotFound(domainId);
     return departmentView(d);
   }
 
@@ -193,21 +193,16 @@ export class RegistryService {
    * @throws AppError 400 for `default`; 404 unknown; 409 while it has projects or allocations.
    */
   async deleteDepartment(domainId: string, actor: AuditActor): Promise<void> {
-    if (domainId === CLOUD_DOMAIN_ID) throw new AppError(400, 'Invalid input: the cloud platform (domain default) cannot be deleted.');
+    if (domainId === CLOUD_DOMAIN_ID) throw cloudNotDeletable();
     await this.getDepartment(domainId);
     const projects = await this.repo.listProjects(domainId);
-    if (projects.length > 0) {
-      throw new AppError(409, `Domain ${domainId} still has ${projects.length} project(s) in the registry; delete or move them first.`);
-    }
+    if (projects.length > 0) throw departmentHasProjects(domainId, projects.length);
     for (const region of await this.repo.listRegions()) {
-      const node = (await this.repo.readQuotaSet(region._id, domainId)).state;
+      const node = (await this.repo.tree.readQuotaSet(region._id, domainId)).state;
       const held = Object.entries(node.allocated).filter(([, v]) => v !== 0);
       if (held.length > 0) {
-        throw new AppError(
-          409,
-          `Domain ${domainId} still has allocations in region ${region._id}.`,
-          held.map(([item, v]) => ({ region: region._id, item, current: fromMilli(v), reason: 'allocated' }) satisfies QuotaErrorDetail),
-        );
+        const details = held.map(([item, v]) => ({ region: region._id, item, current: fromMilli(v), reason: 'allocated' }));
+        throw departmentHasAllocations(domainId, region._id, details);
       }
       const items = new Map(
         Object.entries(node.quotas)
@@ -229,14 +224,14 @@ export class RegistryService {
   /** @throws AppError 404 unknown project. */
   async getProject(projectId: string) {
     const p = await this.repo.findProject(projectId);
-    if (!p) throw new AppError(404, `Could not find project: ${projectId}.`);
+    if (!p) throw projectNotFound(projectId);
     return projectView(p);
   }
 
   /** Each region where the project holds an allocation: region → its items at a value other than 0. */
   private async allocationsOf(projectId: string): Promise<Map<string, string[]>> {
     const regions = await this.repo.listRegions();
-    const quotas = await Promise.all(regions.map((r) => this.repo.readProjectQuota(r._id, projectId)));
+    const quotas = await Promise.all(regions.map((r) => this.repo.tree.readProjectQuota(r._id, projectId)));
     const out = new Map<string, string[]>();
     regions.forEach((r, i) => {
       const held = Object.entries(quotas[i]?.state.quotas ?? {})
@@ -253,18 +248,13 @@ export class RegistryService {
    * @throws AppError 400 unknown department; 409 when it would move to another department while holding allocations.
    */
   async putProject(projectId: string, next: { domain_id: string; name: string }) {
-    if (!(await this.repo.findDepartment(next.domain_id))) {
-      throw new AppError(400, `Invalid input: domain ${next.domain_id} is not in the registry.`);
-    }
+    if (!(await this.repo.findDepartment(next.domain_id))) throw domainNotInRegistry(next.domain_id);
     const cur = await this.repo.findProject(projectId);
     if (cur && cur.domain_id !== next.domain_id) {
       const held = await this.allocationsOf(projectId);
       if (held.size > 0) {
-        throw new AppError(
-          409,
-          `Project ${projectId} holds allocations from domain ${cur.domain_id}; set them to 0 before moving it.`,
-          [...held].flatMap(([region, items]) => items.map((item) => ({ region, item, reason: 'allocated' }) satisfies QuotaErrorDetail)),
-        );
+        const details = [...held].flatMap(([region, items]) => items.map((item) => ({ region, item, reason: 'allocated' })));
+        throw projectHoldsAllocations(projectId, cur.domain_id, details);
       }
     }
     const doc: ProjectDoc = { _id: projectId, domain_id: next.domain_id, name: next.name };
@@ -275,7 +265,7 @@ export class RegistryService {
   /** Deletes a project, first releasing its allocations to its department (audited). @throws AppError 404. */
   async deleteProject(projectId: string, actor: AuditActor): Promise<void> {
     const p = await this.repo.findProject(projectId);
-    if (!p) throw new AppError(404, `Could not find project: ${projectId}.`);
+    if (!p) throw projectNotFound(projectId);
     for (const [region, items] of await this.allocationsOf(projectId)) {
       const changes = await this.edits.project(region, projectId, p.domain_id, new Map(items.map((i) => [i, 0])), false);
       await this.audit.accepted(actor, p.domain_id, region, changes, projectId);
@@ -318,13 +308,7 @@ export class RegistryService {
       if (!m.ok || value === -1) details.push({ region, item: given, requested: value, reason: m.ok ? 'out_of_range' : m.reason });
       else values[item] = m.milli;
     }
-    if (details.length > 0) {
-      throw new AppError(
-        400,
-        `Invalid input: usage item(s) not acceptable in region ${region}: ${details.map((d) => d.item).join(', ')}`,
-        details,
-      );
-    }
+    if (details.length > 0) throw usageItemsNotAcceptable(region, details);
     const collectedAt = next.collected_at ? new Date(next.collected_at).toISOString() : new Date().toISOString();
     await this.repo.putUsage({ _id: region, values, collected_at: collectedAt });
     return { collected_at: collectedAt, values: Object.fromEntries(Object.entries(values).map(([k, v]) => [k, fromMilli(v)])) };
