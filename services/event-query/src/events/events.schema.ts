@@ -169,12 +169,16 @@ export const ListQueryString = z
       const m = Q_INDEXED.exec(key);
       if (m) {
         const entry = indexed.get(Number(m[1])) ?? {};
-        entry[m[2] as 'field'] = (Array.isArray(value) ? value.at(-1) : String(value)) ?? '';
+        entry[m[2] as keyof typeof entry] = (Array.isArray(value) ? value.at(-1) : String(value)) ?? '';
         indexed.set(Number(m[1]), entry);
       } else if (Q_POSITIONAL.has(key)) {
         out.q = [];
-      } else if (key === 'limit' || key === 'sort' || key === 'marker') {
-        out[key] = query[key] as never;
+      } else if (key === 'limit') {
+        out.limit = query.limit;
+      } else if (key === 'sort') {
+        out.sort = query.sort;
+      } else if (key === 'marker') {
+        out.marker = query.marker;
       } else {
         return fail(ctx, errors.unknownArgument(key));
       }

@@ -1,8 +1,8 @@
 /**
  * OpenAPI description of `POST /v2/ingest/events` (ingest.router.ts), assembled by the gateway into `/openapi.json`.
  *
- * The body is what Ceilometer's `http://` publisher posts (docs/upstream/events.md §13); notification.ts decides what a
- * record is, so the schema names the accepted shapes without repeating every rule.
+ * The body is what Ceilometer's `http://` publisher posts (IngestBody, ingest.schema.ts); notification.ts decides
+ * what a record is.
  */
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';

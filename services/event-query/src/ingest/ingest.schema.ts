@@ -1,7 +1,8 @@
 /**
- * Request shape and path of `POST /v2/ingest/events`: what Ceilometer's `http://` publisher posts
- * (docs/upstream/events.md §13). notification.ts decides what a record is, so the schema names the accepted shapes
- * without repeating every rule.
+ * Path and body shape of `POST /v2/ingest/events`: what Ceilometer's `http://` publisher posts
+ * (docs/upstream/events.md §13). The body is not parsed with this schema: notification.ts `decodeRecord` is the one
+ * parser of records, shared with the AMQP consumer and the file import, and names every refused record's reason
+ * (`records[i]: …`). IngestBody names the accepted shapes for the OpenAPI document without repeating its rules.
  */
 import { z } from 'zod';
 
