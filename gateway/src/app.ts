@@ -20,14 +20,16 @@ import { publicRoutes } from './public-routes';
 import { PublicUrls } from './public-url';
 import { type Group, resolve } from './routes';
 
-export { MAX_REQUEST_HEAD_BYTES, originForm } from './fast-path';
-
 /** The gateway as a request listener, with `listen` like an express app's. */
 export interface GatewayApp {
   (req: IncomingMessage, res: ServerResponse): void;
   listen(port: number, host: string): Server;
 }
 
+/**
+ * Builds the gateway from its dependencies (deps.ts). Nothing listens until `listen`, whose server takes request
+ * heads up to PARSER_HEAD_LIMIT and answers what node's parser refuses in the group's shape.
+ */
 export function buildGateway(deps: GatewayDeps): GatewayApp {
   const { config, logger, tokens, rateLimits, metrics } = deps;
   /** Where links point: PUBLIC_URL, a trusted proxy's forwarded host, or the request's own (public-url.ts). */

@@ -27,6 +27,11 @@ export interface PublicRoutesParts {
   common: readonly Middleware[];
 }
 
+/**
+ * The express app of the public routes. A group's health check is proxied to its service unsigned (its client
+ * identity headers stripped); a Keystone look-up needs a valid token and is then refused 403 (routes.ts
+ * IDENTITY_LOOKUPS says why).
+ */
 export function publicRoutes(parts: PublicRoutesParts): Express {
   const { logger, publicUrls, authenticate, proxies } = parts;
   const app = express();
