@@ -2,6 +2,7 @@
  * Express middleware shared by the services: request ids, access logs, JSON bodies, identity, errors.
  */
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { bodyDigest, DEFAULT_IDENTITY_MAX_AGE_SECONDS, EMPTY_BODY_SHA256, type Identity, verifyIdentity } from '@stratum/identity';
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 import pino, { type Logger } from 'pino';
@@ -10,6 +11,15 @@ import { AppError, classify, type ErrorRenderer, unauthenticated } from './error
 
 export const REQUEST_ID_HEADER = 'x-openstack-request-id';
 const REQUEST_ID_RE = /^req-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** A node response with `locals` as express has them (created by `requestId` on a plain response). */
+export type NodeResponse = ServerResponse & { locals: Record<string, unknown> };
+
+/**
+ * A middleware that reads only node's request and response (`res.locals` as express has it). Express's Request and
+ * Response are subtypes, so it is an express handler as well as a step of the gateway's plain node pipeline.
+ */
+export type NodeMiddleware = (req: IncomingMessage, res: NodeResponse, next: (err?: unknown) => void) => void;
 
 /** Headers never written to logs. */
 export const REDACTED_HEADERS = [
@@ -25,7 +35,7 @@ export const REDACTED_HEADERS = [
  * Accepts a valid incoming `X-Openstack-Request-Id` (`req-<uuid>`) or makes one, stores it in `res.locals.requestId`
  * and echoes it on the response, as oslo.middleware's request_id does.
  */
-export function requestId(): RequestHandler {
+export function requestId(): NodeMiddleware {
   return (req, res, next) => {
     const given = req.headers[REQUEST_ID_HEADER];
     const id = typeof given === 'string' && REQUEST_ID_RE.test(given) ? given : `req-${randomUUID()}`;
@@ -41,10 +51,10 @@ export function requestId(): RequestHandler {
  * pino-http access log: the request id, method, url and status; 4xx at warn, 5xx at error; tokens redacted;
  * health checks not logged.
  */
-export function accessLog(logger: Logger): RequestHandler {
+export function accessLog(logger: Logger): NodeMiddleware {
   return pinoHttp({
     logger,
-    genReqId: (_req, res) => (res as unknown as Partial<Response>).locals?.requestId ?? `req-${randomUUID()}`,
+    genReqId: (_req, res) => ((res as Partial<NodeResponse>).locals?.requestId as string | undefined) ?? `req-${randomUUID()}`,
     customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
     autoLogging: { ignore: (req) => req.url === '/healthcheck' },
     redact: { paths: REDACTED_HEADERS, censor: '[redacted]' },
@@ -60,7 +70,7 @@ export function accessLog(logger: Logger): RequestHandler {
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
       err: pino.stdSerializers.err,
     },
-  }) as unknown as RequestHandler;
+  });
 }
 
 /** Media types read as JSON bodies. */
@@ -81,7 +91,7 @@ export function jsonBody(limit = '1mb'): RequestHandler {
     strict: false,
     type: JSON_TYPES,
     verify: (_req, res, buf) => {
-      const locals = (res as unknown as { locals: Record<string, unknown> }).locals;
+      const locals = (res as NodeResponse).locals;
       if (locals.bodyDigest !== undefined && bodyDigest(buf) !== locals.bodyDigest) throw unauthenticated();
       locals.rawBody = buf;
     },
