@@ -37,6 +37,8 @@ function zodMessage(iss: z.core.$ZodRawIssue): string {
 }
 
 const LIMIT_DESCRIPTION = 'positive integer; default 100, at most EVENTS_MAX_LIMIT';
+/** How the OpenAPI document shows a `limit` the transform below checks (its input may be any JSON type or text). */
+const LIMIT_META = { type: 'integer', minimum: 1, description: LIMIT_DESCRIPTION } as const;
 
 /**
  * Panko's `limit`: a positive integer, as a number or its text; absent, null or '' is none (the default applies).
@@ -52,7 +54,7 @@ function positiveLimit(raw: unknown, ctx: Ctx): number | undefined {
 }
 
 /** `limit` of the list, from the query string or the body, whatever its JSON type. */
-const ListLimit = z.unknown().transform(positiveLimit).meta({ type: 'integer', minimum: 1, description: LIMIT_DESCRIPTION });
+const ListLimit = z.unknown().transform(positiveLimit).meta(LIMIT_META);
 
 const FALSE_STRINGS = new Set(['0', 'f', 'false', 'off', 'n', 'no', '']);
 
@@ -236,7 +238,7 @@ export const AllTenantsQuery = z.strictObject({ all_tenants: AllTenants }, { err
 /** Query string of `GET /v2/event_types/{type}/traits/{name}`. */
 export const PageQuery = z.strictObject(
   {
-    limit: once('limit').transform(positiveLimit).optional().describe(LIMIT_DESCRIPTION),
+    limit: once('limit').transform(positiveLimit).meta(LIMIT_META).optional(),
     marker: once('marker').optional().describe('the `Link: rel="next"` header gives it'),
     all_tenants: AllTenants,
   },
