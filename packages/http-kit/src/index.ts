@@ -1,5 +1,4 @@
 export * from './app';
-export * from './body';
 export * from './config';
 export * from './errors';
 export * from './middleware';
