@@ -6,10 +6,14 @@
 import { UNLIMITED } from '@stratum/quota-items';
 import {
   type ChildRecord,
+  conflictsOf,
   expectedSums,
   isFenced,
+  limitOf,
+  parentDeltas,
   pendingOf,
   prunedMarks,
+  quotaOf,
   withMark,
   withReservation,
   withSettled,
@@ -202,5 +206,77 @@ describe('quota tree edit protocol arithmetic', () => {
         expect(norm(parent)).toEqual(norm(expectedSums(children, parent.pending)));
       }
     }
+  });
+});
+
+describe('quota arithmetic of one change (docs/upstream/domain-quota.md §6.1, §6.4 step 7)', () => {
+  const U = UNLIMITED;
+  const show = (m: number) => (m === U ? -1 : m / 1000);
+  const noChildren = { allocated: 0, unlimited: 0 };
+  /** The reasons of the conflicts of `old` → `next` under `parent`, with the child's own children `child`. */
+  const reasons = (old: number, next: number, parent: { quota: number; allocated: number }, child = noChildren) =>
+    conflictsOf('R1', { item: 'cores', old, next }, parent, child, show).map((d) => d.reason);
+
+  it('limits: what the parent leaves free plus the child own share; -1 under an unlimited parent', () => {
+    expect(limitOf({ quota: 1000, allocated: 850 }, 300)).toBe(450);
+    expect(limitOf({ quota: 1000, allocated: 850 }, U)).toBe(150);
+    expect(limitOf({ quota: 1000, allocated: 1200 }, 300)).toBe(100); // over-committed: only its own share minus the excess
+    expect(limitOf({ quota: U, allocated: 850 }, 300)).toBe(U);
+  });
+
+  it('a missing quota is unlimited for the cloud and 0 for a department or project', () => {
+    expect(quotaOf({ quotas: {} }, 'cores', 'default')).toBe(U);
+    expect(quotaOf({ quotas: {} }, 'cores', 'finance')).toBe(0);
+    expect(quotaOf({ quotas: { cores: 5 } }, 'cores', 'default')).toBe(5);
+  });
+
+  it('raising: up to limits exactly is allowed, one milli-unit more exceeds it (with max)', () => {
+    const parent = { quota: 1_000_000, allocated: 850_000 };
+    expect(reasons(300_000, 450_000, parent)).toEqual([]);
+    const over = conflictsOf('R1', { item: 'cores', old: 300_000, next: 450_001 }, parent, noChildren, show);
+    expect(over).toEqual([{ region: 'R1', item: 'cores', requested: 450.001, current: 300, min: 0, max: 450, reason: 'exceeds_limit' }]);
+  });
+
+  it('lowering or keeping is always allowed against the parent, even when it is over-committed (grandfathering)', () => {
+    const over = { quota: 1_000_000, allocated: 1_200_000 };
+    expect(reasons(500_000, 400_000, over)).toEqual([]);
+    expect(reasons(500_000, 500_000, over)).toEqual([]);
+    expect(reasons(500_000, 500_001, over)).toEqual(['exceeds_limit']);
+  });
+
+  it('lowering: down to what the children hold exactly, one milli-unit less is below_allocated (with min)', () => {
+    const parent = { quota: U, allocated: 0 };
+    const child = { allocated: 200_000, unlimited: 0 };
+    expect(reasons(300_000, 200_000, parent, child)).toEqual([]);
+    const below = conflictsOf('R1', { item: 'cores', old: 300_000, next: 199_999 }, parent, child, show);
+    expect(below).toEqual([{ region: 'R1', item: 'cores', requested: 199.999, current: 300, min: 200, reason: 'below_allocated' }]);
+    // Raising a child that is already below its children's sum is allowed.
+    expect(reasons(100_000, 150_000, parent, child)).toEqual([]);
+  });
+
+  it('unlimited only under an unlimited parent; finite only without unlimited children', () => {
+    expect(reasons(10_000, U, { quota: 1_000_000, allocated: 0 })).toEqual(['unlimited_under_finite_parent']);
+    expect(reasons(10_000, U, { quota: U, allocated: 0 })).toEqual([]);
+    expect(reasons(U, 10_000, { quota: U, allocated: 0 }, { allocated: 0, unlimited: 1 })).toEqual(['unlimited_children']);
+    expect(reasons(U, 10_000, { quota: U, allocated: 0 }, { allocated: 20_000, unlimited: 0 })).toEqual(['below_allocated']);
+  });
+
+  it('parent deltas: increases reserved first, decreases released after; unlimited counts move with -1', () => {
+    expect(parentDeltas({ item: 'cores', old: 4000, next: 6000 })).toEqual({
+      reserve: { allocated: 2000, unlimited: 0 },
+      release: { allocated: 0, unlimited: 0 },
+    });
+    expect(parentDeltas({ item: 'cores', old: 6000, next: 4000 })).toEqual({
+      reserve: { allocated: 0, unlimited: 0 },
+      release: { allocated: -2000, unlimited: 0 },
+    });
+    expect(parentDeltas({ item: 'cores', old: 6000, next: U })).toEqual({
+      reserve: { allocated: 0, unlimited: 1 },
+      release: { allocated: -6000, unlimited: 0 },
+    });
+    expect(parentDeltas({ item: 'cores', old: U, next: 6000 })).toEqual({
+      reserve: { allocated: 6000, unlimited: 0 },
+      release: { allocated: 0, unlimited: -1 },
+    });
   });
 });
