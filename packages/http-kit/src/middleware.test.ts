@@ -34,14 +34,18 @@ function app() {
 
 const signed = (method: string, url: string, body?: string) => signIdentity(caller, SECRET, { method, url, body });
 
+/** POST `url` with `body` as `type`, signed for `signedBody` (by default the body sent). */
+const post = (url: string, body: string, type = 'application/json', signedBody = body) =>
+  request(app())
+    .post(url)
+    .set(signed('POST', url, signedBody))
+    .set('Content-Type', type)
+    .send(body);
+
 describe('service middleware', () => {
   it('passes a request signed for itself, with the identity and the parsed body', async () => {
     const body = '{"a":1}';
-    const res = await request(app())
-      .post('/echo?x=1')
-      .set(signed('POST', '/echo?x=1', body))
-      .set('Content-Type', 'application/json')
-      .send(body);
+    const res = await post('/echo?x=1', body);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ identity: caller, body: { a: 1 } });
   });
@@ -56,11 +60,7 @@ describe('service middleware', () => {
   });
 
   it('answers 401 when the body is not the one the signature was made for, or is missing', async () => {
-    const other = await request(app())
-      .post('/echo')
-      .set(signed('POST', '/echo', '{"a":1}'))
-      .set('Content-Type', 'application/json')
-      .send('{"a":2}');
+    const other = await post('/echo', '{"a":2}', 'application/json', '{"a":1}');
     expect(other.status).toBe(401);
     expect(other.body).toEqual(KEYSTONE_401);
     const none = await request(app())
@@ -70,28 +70,16 @@ describe('service middleware', () => {
   });
 
   it('refuses a body that is not JSON with 415 naming its type', async () => {
-    const res = await request(app())
-      .post('/echo')
-      .set(signed('POST', '/echo', 'a=1'))
-      .set('Content-Type', 'text/plain')
-      .send('a=1');
+    const res = await post('/echo', 'a=1', 'text/plain');
     expect(res.status).toBe(415);
     expect(res.body.error.message).toBe('Unknown mimetype: text/plain');
   });
 
   it('answers 413 past the body limit and 400 for JSON that does not parse', async () => {
     const big = JSON.stringify({ s: 'x'.repeat(2000) });
-    const tooLarge = await request(app())
-      .post('/echo')
-      .set(signed('POST', '/echo', big))
-      .set('Content-Type', 'application/json')
-      .send(big);
+    const tooLarge = await post('/echo', big);
     expect(tooLarge.status).toBe(413);
-    const broken = await request(app())
-      .post('/echo')
-      .set(signed('POST', '/echo', '{'))
-      .set('Content-Type', 'application/json')
-      .send('{');
+    const broken = await post('/echo', '{');
     expect(broken.status).toBe(400);
     expect(broken.body.error.message).toBe('Request is not in valid JSON format');
   });
