@@ -1,22 +1,67 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { loadRegistryFile } from '@stratum/deploy';
-import { ROOT } from '@stratum/store-runtime';
 import { startTestStack, type TestStack, tokenOf } from '@stratum/testing';
 import request from 'supertest';
-import { parse, stringify } from 'yaml';
+import { stringify } from 'yaml';
 
 const FINANCE = '47eaa0992cb6916d86dc283cf0480ff9';
 const RESEARCH = '50b298e65ee118ce09bfdcfe2d36a8f8';
 
-describe('group C: department and cloud quotas through the gateway (sample registry)', () => {
+type PerRegion = Record<string, Record<string, number>>;
+
+/** A department (or the cloud, id `default`) with its quotas per region, in the items' units. */
+const buildDepartment = (id: string, name: string, quotas: PerRegion) => ({ id, name, quotas });
+
+/** A project of `domainId` with its allocations per region. */
+const buildProject = (id: string, domainId: string, quotas: PerRegion) => ({ id, name: id, domain_id: domainId, quotas });
+
+/**
+ * The registry of these tests: RegionOne offers the ceph_hdd volume type and the secure container product,
+ * RegionTwo neither (and leaves load balancers unlimited); Finance has handed part of its quota to two projects, the
+ * cloud to one project of its own; `deptDomainId` is the department of the department admin persona.
+ */
+function buildRegistry(deptDomainId: string) {
+  return {
+    regions: [
+      { name: 'RegionOne', volume_types: ['ssd', 'ceph_hdd'], products: ['secure_container'] },
+      { name: 'RegionTwo', volume_types: ['ssd'], products: [] },
+    ],
+    departments: [
+      buildDepartment('default', 'Cloud', {
+        RegionOne: {
+          instances: 2000,
+          cores: 4096,
+          ram: 4194304,
+          network: 1000,
+          security_group_rule: 20000,
+          gigabytes_ssd: 200000,
+          cpu: 512,
+        },
+        RegionTwo: { instances: 2000, cores: 4096, loadbalancer: -1 },
+      }),
+      buildDepartment(FINANCE, 'Finance', { RegionOne: { instances: 200, cores: 614, ram: 209715.2 }, RegionTwo: { cores: 100 } }),
+      buildDepartment(RESEARCH, 'Research', {
+        RegionOne: { instances: 100, cores: 500, network: 50, security_group_rule: 1000, gigabytes_ssd: 5000 },
+      }),
+      buildDepartment(deptDomainId, 'Test department', { RegionOne: { cores: 10 } }),
+    ],
+    projects: [
+      buildProject('finance-web', FINANCE, { RegionOne: { instances: 50, cores: 100 } }),
+      buildProject('finance-db', FINANCE, { RegionOne: { instances: 30, cores: 60 } }),
+      buildProject('cloud-ops', 'default', { RegionOne: { instances: 5, cores: 16 } }),
+    ],
+    usage: { RegionOne: { collected_at: '2026-01-01T00:00:00Z', values: { instances: 321, cores: 1000 } } },
+  };
+}
+
+describe('group C: department and cloud quotas through the gateway', () => {
   let stack: TestStack;
-  const registry = parse(readFileSync(join(ROOT, 'deploy/samples/registry.yaml'), 'utf8'));
+  let registry: ReturnType<typeof buildRegistry>;
+  /** A department's quotas per region as the registry gave them. */
+  const quotasOf = (id: string) => registry.departments.find((d) => d.id === id)?.quotas as PerRegion;
 
   beforeAll(async () => {
     stack = await startTestStack();
-    // The department admin persona administers a department of its own, added to the sample registry.
-    registry.departments.push({ id: stack.deptDomainId, name: 'Test department', quotas: { RegionOne: { cores: 10 } } });
+    registry = buildRegistry(stack.deptDomainId);
     await loadRegistryFile(stack.db, stringify(registry));
   });
   afterAll(() => stack.close());
@@ -26,28 +71,25 @@ describe('group C: department and cloud quotas through the gateway (sample regis
   const patchOk = (domainId: string, domain: Record<string, unknown>) =>
     request(stack.gateway).patch(`/v3/domain_quotas/${domainId}`).set(as('admin')).send({ domain }).expect(200);
   const sumProjects = (domainId: string, region: string, item: string) =>
-    registry.projects
-      .filter((p: { domain_id: string }) => p.domain_id === domainId)
-      .reduce((s: number, p: { quotas: Record<string, Record<string, number>> }) => s + (p.quotas[region]?.[item] ?? 0), 0);
+    registry.projects.filter((p) => p.domain_id === domainId).reduce((s, p) => s + (p.quotas[region]?.[item] ?? 0), 0);
 
   it('C1 returns usage (allocated to projects), quotas and limits per region; container items only where installed', async () => {
     const res = await request(stack.gateway).get(`/v3/domain_quotas/${FINANCE}`).set(as('admin'));
     expect(res.status).toBe(200);
     const one = res.body.domain.RegionOne;
     const two = res.body.domain.RegionTwo;
-    expect(one.quotas.cores).toBe(614);
-    expect(one.quotas.ram).toBe(209715.2);
+    expect(one.quotas.cores).toBe(quotasOf(FINANCE).RegionOne?.cores);
+    expect(one.quotas.ram).toBe(quotasOf(FINANCE).RegionOne?.ram);
     expect(one.usage.instances).toBe(sumProjects(FINANCE, 'RegionOne', 'instances'));
     expect(one.quotas).toHaveProperty('volumes_ceph_hdd');
     expect(one.quotas).toHaveProperty('cpu');
     expect(two.quotas).not.toHaveProperty('cpu');
     expect(two.quotas).not.toHaveProperty('volumes_ceph_hdd');
     // limits = cloud quota − Σ department quotas + own quota
-    const deptSum = registry.departments
-      .filter((d: { id: string }) => d.id !== 'default')
-      .reduce((s: number, d: { quotas: Record<string, Record<string, number>> }) => s + (d.quotas.RegionOne?.cores ?? 0), 0);
+    const deptSum = registry.departments.filter((d) => d.id !== 'default').reduce((s, d) => s + (d.quotas.RegionOne?.cores ?? 0), 0);
+    const cloudCores = quotasOf('default').RegionOne?.cores as number;
     // The cloud's allocation also holds the `default` domain's own projects.
-    expect(one.limits.cores).toBe(4096 - deptSum - sumProjects('default', 'RegionOne', 'cores') + 614);
+    expect(one.limits.cores).toBe(cloudCores - deptSum - sumProjects('default', 'RegionOne', 'cores') + one.quotas.cores);
     expect(two.limits.loadbalancer).toBe(-1);
   });
 
@@ -153,12 +195,14 @@ describe('group C: department and cloud quotas through the gateway (sample regis
     expect(res.status).toBe(200);
     expect(res.headers.deprecation).toBeDefined();
     const one = res.body.domain.RegionOne;
-    expect(one.quotas.cores).toBe(4096);
+    expect(one.quotas.cores).toBe(quotasOf('default').RegionOne?.cores);
     expect(one.quota_fake).toEqual(one.quotas);
     expect(one.usage.instances).toBe(registry.usage.RegionOne.values.instances);
     expect(one.limits.cores).toBe(-1);
     const finance = await request(stack.gateway).get(`/v3/domain_quotas/${FINANCE}`).set(as('admin'));
-    expect(one.allocated.cores).toBe(4096 - finance.body.domain.RegionOne.limits.cores + finance.body.domain.RegionOne.quotas.cores);
+    expect(one.allocated.cores).toBe(
+      one.quotas.cores - finance.body.domain.RegionOne.limits.cores + finance.body.domain.RegionOne.quotas.cores,
+    );
   });
 
   it('sums fractional values exactly (0.1 + 0.2 = 0.3)', async () => {
