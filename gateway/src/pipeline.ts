@@ -9,7 +9,6 @@
 import type { ClientRequest, IncomingMessage, ServerResponse } from 'node:http';
 import { accessLog, requestId } from '@stratum/http-kit';
 import type { Identity } from '@stratum/identity';
-import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { GatewayMetrics } from './metrics/metrics';
 
@@ -36,12 +35,6 @@ export type PlainRequest = IncomingMessage & { originalUrl?: string; [UPSTREAM]?
 export type PlainResponse = ServerResponse & { locals: Record<string, unknown> };
 export type Next = (err?: unknown) => void;
 export type Middleware = (req: PlainRequest, res: PlainResponse, next: Next) => void;
-
-/**
- * http-kit's request id and access log as plain middleware. They read only node's request and response (headers,
- * `setHeader`, `locals`, which `requestId` creates on a plain response), but http-kit types them as express handlers.
- */
-const plain = (handler: RequestHandler): Middleware => handler as unknown as Middleware;
 
 /** The route group a request was resolved to, for metrics and logs (`gateway` for the gateway's own answers). */
 export const groupOf = (res: PlainResponse): string => (res.locals.group as string | undefined) ?? 'gateway';
@@ -75,7 +68,7 @@ export function measure(metrics: GatewayMetrics): Middleware {
 
 /** The one list of middleware both pipelines run first, in order. */
 export function commonMiddleware(logger: Logger, metrics: GatewayMetrics): Middleware[] {
-  return [plain(requestId()), plain(accessLog(logger)), measure(metrics)];
+  return [requestId(), accessLog(logger), measure(metrics)];
 }
 
 /**
