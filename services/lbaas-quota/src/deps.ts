@@ -31,8 +31,8 @@ export async function createDeps(config: LbaasQuotaConfig, logger?: Logger): Pro
     ttlSeconds: config.QUOTA_CACHE_TTL_S,
     max: config.QUOTA_CACHE_MAX,
   });
+  // Projects are keyed by `_id`, which the store indexes already: no index to create.
   const repo = new QuotasRepository(store.db, cache.cache);
-  await repo.ensureIndexes();
   const quotas = new QuotasService(repo, Object.freeze(defaultsOf(config)), config.PAGINATION_MAX_LIMIT, {
     maxKeys: config.IDEMPOTENCY_KEYS_MAX,
     ttlMs: config.IDEMPOTENCY_KEY_TTL_S * 1000,

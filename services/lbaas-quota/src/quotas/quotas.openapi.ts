@@ -1,9 +1,10 @@
 /**
- * OpenAPI description of group B's routes (quotas.router.ts) under one of Octavia's prefixes, assembled by the gateway
- * into `/openapi.json`.
+ * OpenAPI description of group B's routes (quotas.router.ts) under one of Octavia's quota roots, assembled by the
+ * gateway into `/openapi.json` (through contract.ts).
  *
- * Parameters and bodies are the zod schemas of quotas.schema.ts; responses are the shapes of quotas.presenter.ts
- * (SPEC.md B1-B4). Errors are Octavia's WSME fault (`renderOctaviaError`).
+ * Parameters and bodies are the zod schemas of quotas.schema.ts, the same objects the routes validate with; responses
+ * are the shapes of quotas.presenter.ts (docs/api/lbaas-quota.md B1-B4). Errors are Octavia's WSME fault
+ * (`renderOctaviaError`).
  */
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { errorResponses, jsonRequestBody, jsonResponse } from '@stratum/openapi';
@@ -18,13 +19,14 @@ import {
 } from '@stratum/quota-items';
 import { z } from 'zod';
 import {
-  countsBody,
   IdempotencyKeyHeader,
-  ListQueryParams,
-  ProjectIdParam,
+  InUseBody,
+  ListParams,
+  ProjectParams,
   QuotaPutBody,
   ResetQueryParams,
   ShowQueryParams,
+  UsageChangeBody,
 } from './quotas.schema';
 
 /** Octavia's error body. */
@@ -76,14 +78,15 @@ const Usage = z
   .meta({ id: 'LbaasUsage' });
 
 const PutBody = QuotaPutBody.meta({ id: 'LbaasQuotaPutBody', example: { quota: { loadbalancer: 10, listener: null } } });
-const UsageChangeBody = z
-  .union([countsBody('consume'), countsBody('release')])
-  .meta({ id: 'LbaasUsageChangeBody', example: { consume: { load_balancer: 1, listener: 2 } } });
-const InUseBody = countsBody('in_use').meta({ id: 'LbaasInUseBody', example: { in_use: { member: 7 } } });
+const ChangeBody = UsageChangeBody.meta({
+  id: 'LbaasUsageChangeBody',
+  description: 'exactly one of consume and release',
+  example: { consume: { load_balancer: 1, listener: 2 } },
+});
+const SetInUseBody = InUseBody.meta({ id: 'LbaasInUseBody', example: { in_use: { member: 7 } } });
 
 const json = jsonResponse;
 const body = jsonRequestBody;
-const ProjectParams = z.object({ project_id: ProjectIdParam.describe('a Keystone project id (not checked against Keystone)') });
 
 /** Policy refusals and malformed input, common to every route. */
 const refused = { 400: 'Invalid parameter, body or project id', 403: 'Policy does not allow this request' };
@@ -99,16 +102,16 @@ export function quotasRoutes(root: string, id = ''): RouteConfig[] {
       method: 'get',
       path: p,
       operationId: `listLbaasQuotas${id}`,
-      summary: 'List quotas (B1)',
+      summary: 'List quotas',
       description: "Cloud admins see every project's record, others only their own project's. Ordered and paged by project_id.",
-      request: { query: ListQueryParams },
+      request: { query: ListParams },
       responses: { 200: json('One page of quota records', QuotaList), ...octaviaErrors(refused) },
     },
     {
       method: 'get',
       path: `${p}/defaults`,
       operationId: `getLbaasQuotaDefaults${id}`,
-      summary: 'Get the deployment default quotas (B2)',
+      summary: 'Get the deployment default quotas',
       request: { query: ShowQueryParams },
       responses: { 200: json('The defaults', z.object({ quota: Quota })), ...octaviaErrors(refused) },
     },
@@ -116,7 +119,7 @@ export function quotasRoutes(root: string, id = ''): RouteConfig[] {
       method: 'get',
       path: `${p}/{project_id}/default`,
       operationId: `getLbaasQuotaDefaultsOfProject${id}`,
-      summary: "Get the deployment default quotas (Octavia's spelling of B2)",
+      summary: "Get the deployment default quotas (Octavia's spelling)",
       request: { params: ProjectParams, query: ShowQueryParams },
       responses: { 200: json('The defaults', z.object({ quota: Quota })), ...octaviaErrors(refused) },
     },
@@ -124,7 +127,7 @@ export function quotasRoutes(root: string, id = ''): RouteConfig[] {
       method: 'get',
       path: `${p}/{project_id}`,
       operationId: `getLbaasQuota${id}`,
-      summary: "Get a project's quotas (B3)",
+      summary: "Get a project's quotas",
       description: 'Effective limits (null resolved to the default); a project without a record gets the defaults, never 404.',
       request: { params: ProjectParams, query: ShowQueryParams },
       responses: { 200: json("The project's quotas", z.object({ quota: Quota })), ...octaviaErrors(refused) },
@@ -145,7 +148,7 @@ export function quotasRoutes(root: string, id = ''): RouteConfig[] {
       method: 'delete',
       path: `${p}/{project_id}`,
       operationId: `resetLbaasQuota${id}`,
-      summary: "Reset a project's quotas to the defaults (B4, admin)",
+      summary: "Reset a project's quotas to the defaults (admin)",
       request: { params: ProjectParams, query: ResetQueryParams },
       responses: {
         204: { description: 'Reset; no body' },
@@ -177,7 +180,7 @@ export function quotasRoutes(root: string, id = ''): RouteConfig[] {
       request: {
         params: ProjectParams,
         headers: z.object({ 'Idempotency-Key': IdempotencyKeyHeader.optional() }),
-        body: body(UsageChangeBody),
+        body: body(ChangeBody),
       },
       responses: {
         200: json("Usage after the change (or, for a retry, the first call's answer)", z.object({ usage: Usage })),
@@ -195,7 +198,7 @@ export function quotasRoutes(root: string, id = ''): RouteConfig[] {
       path: `${p}/{project_id}/usage`,
       operationId: `setLbaasUsage${id}`,
       summary: 'Set absolute in-use counts (reconciliation; admin or service)',
-      request: { params: ProjectParams, body: body(InUseBody) },
+      request: { params: ProjectParams, body: body(SetInUseBody) },
       responses: {
         200: json('Usage after the change', z.object({ usage: Usage })),
         ...octaviaErrors({ ...refused, 415: 'The body is not JSON' }),

@@ -9,9 +9,10 @@
  * role (Octavia's `get_defaults` refused readers of other projects' `/default`). Enforcement (consume, release,
  * reconcile) is for cloud admins and for the load balancer service's own user (role `service`).
  */
-import { AppError } from '@stratum/http-kit';
+
 import type { Identity } from '@stratum/identity';
 import { credentialsOf, Policy, type RuleDefault } from '@stratum/policy';
+import { policyForbidden } from '../errors';
 
 const QUOTAS = '/v2/lbaas/quotas';
 const op = (method: string, path: string) => ({ method, path });
@@ -155,9 +156,9 @@ export class QuotaPolicy {
   can = (identity: Identity, action: QuotaAction, target: { projectId?: string } = {}): boolean =>
     this.policy.enforce(RULE_OF[action], { project_id: target.projectId ?? identity.projectId }, credentialsOf(identity));
 
-  /** @throws AppError 403 `Policy does not allow this request to be performed.` (Octavia's PolicyForbidden). */
+  /** @throws AppError 403 (errors.ts policyForbidden, Octavia's PolicyForbidden) when the rule does not allow `action`. */
   authorize = (identity: Identity, action: QuotaAction, target: { projectId?: string } = {}): void => {
-    if (!this.can(identity, action, target)) throw new AppError(403, 'Policy does not allow this request to be performed.');
+    if (!this.can(identity, action, target)) throw policyForbidden();
   };
 }
 

@@ -72,9 +72,6 @@ export class QuotasRepository {
     this.records = new RevisionedRecords<QuotaState>(db, LBAAS_QUOTAS_COLLECTION, { cache });
   }
 
-  /** Projects are keyed by `_id`, which MongoDB indexes already; nothing else to create. */
-  async ensureIndexes(): Promise<void> {}
-
   /**
    * A project's quota, or null when it has no record.
    * @param latest read the store (linearizable); otherwise the cache first (it may lag another replica's change for
@@ -103,12 +100,11 @@ export class QuotasRepository {
     const walk = (w.reverse ? -w.direction : w.direction) as 1 | -1;
     const filter = this.filterOf(w.projectId, w.marker, walk);
     // One batch, no cursor left open (docs/stores.md, "Reads"); the `_id` order comes from the primary key.
-    const rows = await this.records.heads
-      .find(filter, { singleBatch: true, batchSize: w.limit, projection: { idempotency_keys: 0 } })
+    return this.records.heads
+      .find<QuotaDoc>(filter, { singleBatch: true, batchSize: w.limit, projection: { idempotency_keys: 0 } })
       .sort({ _id: walk })
       .limit(w.limit)
       .toArray();
-    return rows as unknown as QuotaDoc[];
   }
 
   /**

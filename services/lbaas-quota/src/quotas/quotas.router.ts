@@ -2,12 +2,22 @@
  * Group B routes, relative to a quota root: app.ts mounts them at each of the contract's LBAAS_QUOTA_ROOTS
  * (`/v2.0/lbaas/quotas`, `/v2/lbaas/quotas`, `/v2.0/quotas`, `/v2/quotas`; Octavia serves all four).
  */
-import { AppError, forwardedBaseUrl, identityOf, methodNotAllowed } from '@stratum/http-kit';
-import { type Request, Router } from 'express';
-import { DEFAULT_QUOTA_POLICY, type QuotaPolicy } from './quotas.policy';
+import { forwardedBaseUrl, identityOf, methodNotAllowed, validate } from '@stratum/http-kit';
+import { type Request, type RequestHandler, type Response, Router } from 'express';
+import { invalidRequest, quotaMet } from '../errors';
+import { DEFAULT_QUOTA_POLICY, type QuotaAction, type QuotaPolicy } from './quotas.policy';
 import { presentListItem, presentQuota, presentUsage } from './quotas.presenter';
 import type { QuotaDoc } from './quotas.repository';
-import { parseCounts, parseIdempotencyKey, parseListQuery, parseProjectId, parseQuotaPut, parseShowQuery } from './quotas.schema';
+import {
+  InUseBody,
+  ListQueryParams,
+  ProjectParams,
+  parseIdempotencyKey,
+  QuotaPutBody,
+  ResetQueryParams,
+  ShowQueryParams,
+  UsageChangeBody,
+} from './quotas.schema';
 import type { QuotasService } from './quotas.service';
 
 /** The URL of this list page with another marker (and page_reverse), as the client addressed it (through the gateway's prefix). */
@@ -36,23 +46,35 @@ function pageLinks(req: Request, page: { docs: QuotaDoc[]; hasNext: boolean; has
 /** Marks a response that repeats an earlier call's outcome (Stripe's `Idempotent-Replayed`). */
 const REPLAYED_HEADER = 'Idempotent-Replayed';
 
-/** @throws AppError 415 `Unknown mimetype: <type>` (Octavia's) for a body that is not JSON. */
-function requireJson(req: Request): void {
-  if (req.headers['content-type'] && !req.is('application/json')) {
-    throw new AppError(415, `Unknown mimetype: ${req.headers['content-type']}`);
-  }
-}
+/** Each request part's validation, with the group's 400 (quotas.schema.ts states every rule). */
+const project = validate({ params: ProjectParams }, invalidRequest);
+const listQuery = validate({ query: ListQueryParams }, invalidRequest);
+const showQuery = validate({ query: ShowQueryParams }, invalidRequest);
+const resetQuery = validate({ query: ResetQueryParams }, invalidRequest);
+const putBody = validate({ body: QuotaPutBody }, invalidRequest);
+const usageChangeBody = validate({ body: UsageChangeBody }, invalidRequest);
+const inUseBody = validate({ body: InUseBody }, invalidRequest);
 
-/** The quota routes; `policy` is the service's enforcer (its defaults unless POLICY_FILE overrides them). */
+/**
+ * The quota routes, relative to a quota root; `policy` is the service's enforcer (its defaults unless POLICY_FILE
+ * overrides them). On a project's routes the path is checked first, then the policy, then the query or body (so a
+ * refused caller learns nothing about the body's rules).
+ */
 export function quotasRouter(quotas: QuotasService, policy: QuotaPolicy = DEFAULT_QUOTA_POLICY): Router {
   const { authorize, can } = policy;
   const r = Router({ strict: false });
-  const q = (req: Request) => req.query as Record<string, unknown>;
-  const pid = (req: Request) => parseProjectId(req.params.projectId as string | undefined);
+  const projectOf = (res: Response) => project.input(res).params.project_id;
+  /** Refuses (403) unless the policy allows `action`, on the path's project when the route has one. */
+  const allow =
+    (action: QuotaAction, onProject = true): RequestHandler =>
+    (_req, res, next) => {
+      authorize(identityOf(res), action, onProject ? { projectId: projectOf(res) } : {});
+      next();
+    };
 
-  r.get('/', async (req, res) => {
+  r.get('/', listQuery, async (req, res) => {
     const identity = identityOf(res);
-    const input = parseListQuery(q(req));
+    const input = listQuery.input(res).query;
     let projectId = input.projectId;
     if (!can(identity, 'quota:get_all-global')) {
       authorize(identity, 'quota:get_all');
@@ -73,63 +95,49 @@ export function quotasRouter(quotas: QuotasService, policy: QuotaPolicy = DEFAUL
     res.json({ quotas: page.docs.map((d) => presentListItem(d, input.fields)), quotas_links: pageLinks(req, page) });
   });
 
-  // Octavia's `/{pid}/default` and the `/defaults` the clients call (reference/lbaas-quota.md §1): both are the defaults.
-  r.get(['/defaults', '/:projectId/default'], async (req, res) => {
-    authorize(identityOf(res), 'quota:get_defaults');
-    if (req.params.projectId !== undefined) pid(req);
-    res.json({ quota: presentQuota(quotas.defaults, parseShowQuery(q(req))) });
+  // Octavia's `/{project_id}/default` and the `/defaults` the clients call (docs/upstream/lbaas-quota.md §1): both
+  // are the defaults.
+  const defaults: RequestHandler = (_req, res) => {
+    res.json({ quota: presentQuota(quotas.defaults, showQuery.input(res).query) });
+  };
+  r.get('/defaults', allow('quota:get_defaults', false), showQuery, defaults);
+  r.get('/:project_id/default', allow('quota:get_defaults', false), project, showQuery, defaults);
+
+  r.get('/:project_id', project, allow('quota:get_one'), showQuery, async (_req, res) => {
+    res.json({ quota: presentQuota(await quotas.show(projectOf(res)), showQuery.input(res).query) });
   });
 
-  r.get('/:projectId', async (req, res) => {
-    authorize(identityOf(res), 'quota:get_one', { projectId: pid(req) });
-    const fields = parseShowQuery(q(req));
-    res.json({ quota: presentQuota(await quotas.show(pid(req)), fields) });
+  r.put('/:project_id', project, allow('quota:put'), putBody, async (_req, res) => {
+    res.status(202).json({ quota: presentQuota(await quotas.update(projectOf(res), putBody.input(res).body)) });
   });
 
-  r.put('/:projectId', async (req, res) => {
-    authorize(identityOf(res), 'quota:put', { projectId: pid(req) });
-    requireJson(req);
-    const limits = parseQuotaPut(req.body);
-    res.status(202).json({ quota: presentQuota(await quotas.update(pid(req), limits)) });
-  });
-
-  r.delete('/:projectId', async (req, res) => {
-    authorize(identityOf(res), 'quota:delete', { projectId: pid(req) });
-    await quotas.reset(pid(req), String(q(req).force ?? '').toLowerCase() === 'true');
+  r.delete('/:project_id', project, allow('quota:delete'), resetQuery, async (_req, res) => {
+    await quotas.reset(projectOf(res), resetQuery.input(res).query);
     res.status(204).end();
   });
 
   // Enforcement (not in Octavia's API): a load balancer service consumes before it creates and releases after it
   // deletes; reconciliation sets absolute counts.
-  r.get('/:projectId/usage', async (req, res) => {
-    authorize(identityOf(res), 'quota:usage:get', { projectId: pid(req) });
-    res.json({ usage: presentUsage(await quotas.usage(pid(req))) });
+  r.get('/:project_id/usage', project, allow('quota:usage:get'), async (_req, res) => {
+    res.json({ usage: presentUsage(await quotas.usage(projectOf(res))) });
   });
 
-  r.post('/:projectId/usage', async (req, res) => {
-    authorize(identityOf(res), 'quota:usage:post', { projectId: pid(req) });
-    requireJson(req);
-    const action = req.body && typeof req.body === 'object' ? Object.keys(req.body) : [];
-    if (action.length !== 1 || (action[0] !== 'consume' && action[0] !== 'release')) {
-      throw new AppError(400, 'The body must hold exactly one action: "consume" or "release".');
-    }
-    const idempotency = parseIdempotencyKey(req.headers);
-    const { outcome, replayed } = await quotas.enforce(pid(req), action[0], parseCounts(req.body, action[0]), idempotency);
+  r.post('/:project_id/usage', project, allow('quota:usage:post'), usageChangeBody, async (req, res) => {
+    const { action, counts } = usageChangeBody.input(res).body;
+    const { outcome, replayed } = await quotas.enforce(projectOf(res), action, counts, parseIdempotencyKey(req.headers));
     const headers: Record<string, string> = replayed ? { [REPLAYED_HEADER]: 'true' } : {};
-    if (outcome.status === 403) throw new AppError(403, outcome.message, undefined, headers);
+    if (outcome.status === 403) throw quotaMet(outcome.message, headers);
     res.set(headers).json({ usage: presentUsage(outcome.usage) });
   });
 
-  r.put('/:projectId/usage', async (req, res) => {
-    authorize(identityOf(res), 'quota:usage:put', { projectId: pid(req) });
-    requireJson(req);
-    res.json({ usage: presentUsage(await quotas.setInUse(pid(req), parseCounts(req.body, 'in_use'))) });
+  r.put('/:project_id/usage', project, allow('quota:usage:put'), inUseBody, async (_req, res) => {
+    res.json({ usage: presentUsage(await quotas.setInUse(projectOf(res), inUseBody.input(res).body)) });
   });
 
-  // Octavia answers 405 to POST /quotas and PUT /{pid}/default.
+  // Octavia answers 405 to POST /quotas and PUT /{project_id}/default.
   r.all('/', methodNotAllowed('GET'));
-  r.all(['/defaults', '/:projectId/default'], methodNotAllowed('GET'));
-  r.all('/:projectId', methodNotAllowed('GET, PUT, DELETE'));
-  r.all('/:projectId/usage', methodNotAllowed('GET, POST, PUT'));
+  r.all(['/defaults', '/:project_id/default'], methodNotAllowed('GET'));
+  r.all('/:project_id', methodNotAllowed('GET, PUT, DELETE'));
+  r.all('/:project_id/usage', methodNotAllowed('GET, POST, PUT'));
   return r;
 }

@@ -1,5 +1,7 @@
 import { AppError } from '@stratum/http-kit';
-import { CLIENT_REQUEST_ID_HEADER, parseCounts, parseIdempotencyKey, parseProjectId, parseQuotaPut } from './quotas.schema';
+import type { z } from 'zod';
+import { invalidRequest } from '../errors';
+import { CLIENT_REQUEST_ID_HEADER, InUseBody, ProjectParams, parseIdempotencyKey, QuotaPutBody, UsageChangeBody } from './quotas.schema';
 import { fingerprintOf } from './quotas.service';
 
 const status = (f: () => unknown) => {
@@ -10,6 +12,14 @@ const status = (f: () => unknown) => {
     return e instanceof AppError ? e.status : e;
   }
 };
+
+/** What validate() does with `schema`: the parsed value, or the group's error thrown. */
+const parse = (schema: z.ZodType, value: unknown) => {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw invalidRequest({ part: 'body', issues: parsed.error.issues });
+  return parsed.data;
+};
+const parseProjectId = (id: string) => (parse(ProjectParams, { project_id: id }) as { project_id: string }).project_id;
 
 describe('parseIdempotencyKey', () => {
   const rid = 'req-0f8e2a7c-1b2d-4c3e-9f4a-5b6c7d8e9f00';
@@ -50,8 +60,9 @@ describe('project ids and prototype-named keys', () => {
 
   it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'])('a resource named %s is a 400', (name) => {
     const body = JSON.parse(`{"quota":{"${name}":1}}`);
-    expect(status(() => parseQuotaPut(body))).toBe(400);
-    expect(status(() => parseCounts(JSON.parse(`{"consume":{"${name}":1}}`), 'consume'))).toBe(400);
+    expect(status(() => parse(QuotaPutBody, body))).toBe(400);
+    expect(status(() => parse(UsageChangeBody, JSON.parse(`{"consume":{"${name}":1}}`)))).toBe(400);
+    expect(status(() => parse(InUseBody, JSON.parse(`{"in_use":{"${name}":1}}`)))).toBe(400);
   });
 });
 

@@ -1,11 +1,12 @@
 /**
- * Group B request parsing: the PUT body, the enforcement bodies and the list/show query parameters.
+ * Group B's request schemas: the path, the list/show/delete query strings, the PUT body and the enforcement bodies.
+ * Each is the parser (quotas.router.ts runs it with http-kit's validate()) and the documentation (quotas.openapi.ts),
+ * and each issue carries Octavia's message (errors.ts `invalidInput`).
  *
- * Stricter than Octavia (reference/lbaas-quota.md §3): integers only, no string/float/bool coercion, and every
- * malformed body is a 400 (Octavia answers 500 to `{}`, `{"quota": 5}`, list/object values). The bodies are parsed by
- * hand to keep Octavia's messages; the zod schemas below state the same rules for `/openapi.json`.
+ * Stricter than Octavia (docs/upstream/lbaas-quota.md §3): integers only, no string/float/bool coercion, and every
+ * malformed body is a 400 (Octavia answers 500 to `{}`, `{"quota": 5}`, list/object values).
  */
-import { AppError, hasUnsafeChars } from '@stratum/http-kit';
+import { hasUnsafeChars } from '@stratum/http-kit';
 import {
   LBAAS_INPUT_NAMES,
   LBAAS_NEW_NAME,
@@ -14,70 +15,31 @@ import {
   type LbaasResource,
   MAX_QUOTA,
   MIN_QUOTA,
-  QuotaLimit,
 } from '@stratum/quota-items';
 import { z } from 'zod';
+import { invalidIdempotencyKey, invalidInput } from '../errors';
 
-const bad = (m: string) => new AppError(400, m);
-
-/**
- * `body[wrapper]` as an object.
- * @param argument the name Octavia gives the whole body in its messages (`quotas` for PUT).
- * @throws AppError 400 when the body is not an object, has other top-level keys, or lacks an object `wrapper`.
- */
-function unwrap(body: unknown, argument: string, wrapper: string): Record<string, unknown> {
-  if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw bad(`Missing argument: "${argument}"`);
-  }
-  const unknownTop = Object.keys(body).filter((k) => k !== wrapper);
-  if (unknownTop.length > 0) throw bad(`Unknown attribute for argument ${argument}: ${unknownTop.join(', ')}`);
-  const inner = (body as Record<string, unknown>)[wrapper];
-  if (inner === undefined) throw bad(`Missing argument: "${wrapper}"`);
-  if (inner === null || typeof inner !== 'object' || Array.isArray(inner)) {
-    throw bad(`Invalid input for field/attribute ${wrapper}. Value: '${JSON.stringify(inner)}'. Value should be an object`);
-  }
-  return inner as Record<string, unknown>;
-}
+/** Longest project id accepted (Keystone's ids are 32 to 64 characters; Octavia's column is 36). */
+export const MAX_PROJECT_ID_LENGTH = 255;
 
 /**
- * Maps each key of `obj` (either spelling of a resource) through `check`; when both spellings of one resource are
- * sent, the underscore spelling (`load_balancer`, `health_monitor`) wins.
- * @throws AppError 400 `Unknown attribute for argument <argument>: <key>`, or what `check` throws.
+ * A project id: not checked against Keystone (as Octavia), only for length and characters.
+ * @param field the name its 400 gives it (`project_id`, or `marker` in a list).
+ * @param notAString the 400 for a value that is not one string (a repeated query parameter).
  */
-function byResource<T>(obj: Record<string, unknown>, argument: string, check: (key: string, value: unknown) => T) {
-  const out: Partial<Record<LbaasResource, T>> = {};
-  const fromUnderscore = new Set<LbaasResource>();
-  for (const [key, value] of Object.entries(obj)) {
-    // Own keys only: `constructor`, `__proto__`, `toString`… are unknown attributes, not Object.prototype's.
-    const resource = Object.hasOwn(LBAAS_INPUT_NAMES, key) ? LBAAS_INPUT_NAMES[key] : undefined;
-    if (!resource) throw bad(`Unknown attribute for argument ${argument}: ${key}`);
-    const checked = check(key, value);
-    const isUnderscore = key === resource;
-    if (fromUnderscore.has(resource) && !isUnderscore) continue;
-    if (isUnderscore) fromUnderscore.add(resource);
-    out[resource] = checked;
-  }
-  return out;
+function projectId(field: string, notAString = invalidInput.projectIdLength(field, MAX_PROJECT_ID_LENGTH)) {
+  const length = invalidInput.projectIdLength(field, MAX_PROJECT_ID_LENGTH);
+  return z
+    .string({ error: notAString })
+    .min(1, { error: length })
+    .max(MAX_PROJECT_ID_LENGTH, { error: length })
+    .refine((s) => !hasUnsafeChars(s), { error: invalidInput.projectIdChars(field) });
 }
 
-/**
- * Parses `{"quota": {<resource>: int | null, ...}}`. Both spellings are accepted; when both are sent, the underscore
- * spelling wins. Omitted keys are unchanged; null restores the default.
- * @throws AppError 400 with Octavia's messages.
- */
-export function parseQuotaPut(body: unknown): Partial<LbaasLimits> {
-  return byResource(unwrap(body, 'quotas', 'quota'), 'quotas.quota', (key, value) => {
-    if (value === null) return null;
-    if (typeof value !== 'number' || !Number.isInteger(value)) {
-      throw bad(`Invalid input for field/attribute ${key}. Value: '${JSON.stringify(value)}'. Value should be an integer`);
-    }
-    if (value < MIN_QUOTA)
-      throw bad(`Invalid input for field/attribute ${key}. Value: '${value}'. Value should be greater or equal to ${MIN_QUOTA}`);
-    if (value > MAX_QUOTA)
-      throw bad(`Invalid input for field/attribute ${key}. Value: '${value}'. Value should be lower or equal to ${MAX_QUOTA}`);
-    return value;
-  });
-}
+/** The path of every per-project route. */
+export const ProjectParams = z.object({
+  project_id: projectId('project_id').describe('a Keystone project id (not checked against Keystone)'),
+});
 
 /** Which spelling an input key is: Octavia's canonical one or the underscore one (which wins when both are sent). */
 function spelling(key: string): string {
@@ -86,63 +48,155 @@ function spelling(key: string): string {
   return key === resource ? `; wins over ${LBAAS_NEW_NAME[resource]} when both are sent` : `; same as ${resource}`;
 }
 
-/** One object per input spelling of the seven resources (parseQuotaPut/parseCounts accept both). */
-function byInputName<T extends z.ZodType>(schema: (key: string) => T): Record<string, z.ZodOptional<T>> {
-  return Object.fromEntries(Object.keys(LBAAS_INPUT_NAMES).map((k) => [k, schema(k).optional()]));
+/**
+ * `{<resource>: value}` in either spelling of each resource, as Octavia's `argument` (its name in messages), read as
+ * `{<storage key>: value}`: when both spellings of a resource are sent, the underscore one (`load_balancer`) wins.
+ * Unknown keys, `constructor` and `__proto__` included, are a 400.
+ */
+function byResource<T extends z.ZodType>(argument: string, wrapper: string, value: (key: string) => T) {
+  const shape = Object.fromEntries(Object.keys(LBAAS_INPUT_NAMES).map((k) => [k, value(k).optional()]));
+  return z
+    .strictObject(shape as Record<string, z.ZodOptional<T>>, {
+      error: (iss) =>
+        iss.code === 'unrecognized_keys'
+          ? invalidInput.unknownAttribute(argument, iss.keys.slice(0, 1))
+          : iss.input === undefined
+            ? invalidInput.missingArgument(wrapper)
+            : invalidInput.notAnObject(wrapper, iss.input),
+    })
+    .transform((given) => {
+      const out: Partial<Record<LbaasResource, z.output<T>>> = {};
+      for (const r of LBAAS_RESOURCES) {
+        const key = Object.hasOwn(given, r) ? r : LBAAS_NEW_NAME[r];
+        if (Object.hasOwn(given, key)) out[r] = given[key];
+      }
+      return out;
+    });
 }
 
-/** `PUT /quotas/{project_id}` body, as parseQuotaPut reads it: omitted keys unchanged, null = the default again. */
-export const QuotaPutBody = z.strictObject({
-  quota: z.strictObject(
-    byInputName((k) => QuotaLimit.nullable().describe(`-1 unlimited, 0 none, null the deployment default${spelling(k)}`)),
+/**
+ * `{"<wrapper>": {...}}` and nothing else.
+ * @param argument Octavia's name of the whole body in its messages (`quotas` for PUT).
+ */
+function wrapped<W extends string, T extends z.ZodType>(argument: string, wrapper: W, inner: T) {
+  return z.strictObject({ [wrapper]: inner } as Record<W, T>, {
+    error: (iss) =>
+      iss.code === 'unrecognized_keys' ? invalidInput.unknownAttribute(argument, iss.keys) : invalidInput.missingArgument(argument),
+  });
+}
+
+/** `PUT /quotas/{project_id}` body: omitted keys unchanged, null = the deployment default again. */
+export const QuotaPutBody = wrapped(
+  'quotas',
+  'quota',
+  byResource('quotas.quota', 'quota', (k) =>
+    z
+      .int({ error: (iss) => invalidInput.limit(k, iss.input) })
+      .min(MIN_QUOTA, { error: (iss) => invalidInput.limit(k, iss.input) })
+      .max(MAX_QUOTA, { error: (iss) => invalidInput.limit(k, iss.input) })
+      .nullable()
+      .describe(`-1 unlimited, 0 none, null the deployment default${spelling(k)}`),
   ),
-});
+).transform((b): Partial<LbaasLimits> => b.quota);
 
-/** Enforcement body `{"<wrapper>": {<resource>: count}}` as parseCounts reads it (at least one resource). */
-export function countsBody<W extends string>(wrapper: W) {
-  const counts = z.strictObject(
-    byInputName((k) =>
-      z
-        .int()
-        .min(0)
-        .max(MAX_QUOTA)
-        .describe(`a count${spelling(k)}`),
-    ),
-  );
-  return z.strictObject({ [wrapper]: counts } as Record<W, typeof counts>);
+/** Per-resource counts of an enforcement body (at least one resource). */
+function counts(wrapper: string) {
+  return byResource(wrapper, wrapper, (k) =>
+    z
+      .int({ error: (iss) => invalidInput.count(k, iss.input) })
+      .min(0, { error: (iss) => invalidInput.count(k, iss.input) })
+      .max(MAX_QUOTA, { error: (iss) => invalidInput.count(k, iss.input) })
+      .describe(`a count${spelling(k)}`),
+  ).refine((c) => Object.keys(c).length > 0, { error: invalidInput.noResource(wrapper) });
 }
+
+/** Per-resource counts (consume, release, or absolute in_use); omitted resources are untouched. */
+export type ResourceCounts = Partial<Record<LbaasResource, number>>;
+
+/** An enforcement action. */
+export type EnforcementAction = 'consume' | 'release';
+
+/**
+ * `POST /quotas/{project_id}/usage` body: exactly one of `{"consume": {...}}` and `{"release": {...}}` (anything else,
+ * a non-object body included, is that one 400), read as the action and its counts.
+ */
+export const UsageChangeBody = z
+  .strictObject({ consume: counts('consume').optional(), release: counts('release').optional() }, { error: invalidInput.oneAction })
+  // Also when the counts have problems: the action is the first thing wrong with a body naming two.
+  .refine((b) => typeof b === 'object' && b !== null && Object.keys(b).length === 1, {
+    error: invalidInput.oneAction,
+    when: () => true,
+  })
+  .transform((b): { action: EnforcementAction; counts: ResourceCounts } =>
+    b.consume ? { action: 'consume', counts: b.consume } : { action: 'release', counts: b.release ?? {} },
+  );
+
+/** `PUT /quotas/{project_id}/usage` body: absolute in_use counts (reconciliation). */
+export const InUseBody = wrapped('in_use', 'in_use', counts('in_use')).transform((b): ResourceCounts => b.in_use);
 
 /** Attribute names a list item may be narrowed to with `fields`. */
-export const LIST_ATTRIBUTES = new Set<string>([
+export const LIST_ATTRIBUTES = [
   'project_id',
   'tenant_id',
   ...Object.keys(LBAAS_INPUT_NAMES),
   ...LBAAS_RESOURCES.map((r) => `in_use_${r}`),
-]);
+] as const;
 
 /** Attribute names a single quota may be narrowed to with `fields`. */
-export const SINGLE_ATTRIBUTES = new Set<string>(LBAAS_RESOURCES);
-
-function list(v: unknown): string[] {
-  if (v === undefined) return [];
-  return (Array.isArray(v) ? v : [v])
-    .flatMap((x) => String(x).split(','))
-    .map((s) => s.trim())
-    .filter(Boolean);
-}
+export const SINGLE_ATTRIBUTES = LBAAS_RESOURCES;
 
 /**
- * Parses the repeatable `fields` parameter (also comma-separated).
- * @returns undefined when absent (all attributes).
- * @throws AppError 400 naming an unknown attribute.
+ * The repeatable `fields` parameter (also comma-separated), naming only `allowed` attributes.
+ * @returns undefined when absent or empty (all attributes).
  */
-export function parseFields(raw: unknown, allowed: Set<string>): string[] | undefined {
-  const fields = list(raw);
-  if (fields.length === 0) return undefined;
-  const unknown = fields.filter((f) => !allowed.has(f));
-  if (unknown.length > 0) throw bad(`Unknown field(s) requested: ${unknown.join(', ')}`);
-  return fields;
+function fieldsParam(allowed: readonly string[]) {
+  const known = new Set(allowed);
+  return z
+    .preprocess((raw, ctx) => {
+      if (raw === undefined) return undefined;
+      const fields = (Array.isArray(raw) ? raw : [raw])
+        .flatMap((x) => String(x).split(','))
+        .map((s) => s.trim())
+        .filter(Boolean);
+      // Every unknown name in one message (the enum below would name them one by one).
+      const unknown = fields.filter((f) => !known.has(f));
+      if (unknown.length > 0) ctx.addIssue({ code: 'custom', message: invalidInput.unknownFields(unknown), input: raw });
+      return fields.length > 0 ? fields : undefined;
+    }, z.array(z.enum(allowed as [string, ...string[]])).optional())
+    .describe('attributes to return (repeatable or comma-separated); all when absent');
 }
+
+/** One value of a list parameter: a repeated parameter is Octavia's duplicate-or-invalid 400. */
+const single = () => z.string({ error: invalidInput.duplicateOrInvalid });
+
+/** A `sort`/`sort_key` key: records are keyed and paged by project_id only. */
+const SortKey = z.literal('project_id', { error: (iss) => invalidInput.sortKey(iss.input) });
+const SortDirection = z.enum(['asc', 'desc'], { error: (iss) => invalidInput.sortDirection(iss.input) });
+const splitList = (s: string) => s.split(',').map((x) => x.trim());
+
+/**
+ * The list's parameters as sent (Octavia's PaginationHelper): every other parameter, or a repeated one, is a 400.
+ * The first step of ListQueryParams, and what `/openapi.json` shows (a query is documented as an object).
+ */
+export const ListParams = z.strictObject(
+  {
+    fields: fieldsParam(LIST_ATTRIBUTES),
+    project_id: projectId('project_id', invalidInput.duplicateOrInvalid).optional().describe('only this project'),
+    limit: single()
+      .regex(/^(-?\d+|infinite)$/, { error: (iss) => invalidInput.paginationLimit(iss.input) })
+      .optional()
+      .describe('page size, capped at PAGINATION_MAX_LIMIT; 0, negative or `infinite` = the largest page'),
+    marker: projectId('marker', invalidInput.duplicateOrInvalid).optional().describe('project_id the page starts after'),
+    page_reverse: single()
+      .regex(/^(true|false)$/i, { error: (iss) => invalidInput.pageReverse(iss.input) })
+      .optional()
+      .describe('True: the page before the marker'),
+    sort: single().optional().describe('`project_id[:asc|desc]`, comma-separated'),
+    sort_key: single().optional().describe('`project_id` (comma-separated, paired with sort_dir)'),
+    sort_dir: single().optional().describe('`asc` or `desc`'),
+  },
+  { error: invalidInput.duplicateOrInvalid },
+);
 
 /** Parsed list parameters. */
 export interface ListQuery {
@@ -156,138 +210,57 @@ export interface ListQuery {
   pageReverse: boolean;
 }
 
-/** Query string of the list, as parseListQuery reads it. */
-export const ListQueryParams = z.object({
-  fields: z
-    .array(z.enum([...LIST_ATTRIBUTES]))
-    .optional()
-    .describe('attributes to return (repeatable or comma-separated); all when absent'),
-  project_id: z.string().optional().describe('only this project'),
-  limit: z
-    .string()
-    .regex(/^(-?\d+|infinite)$/)
-    .optional()
-    .describe('page size, capped at PAGINATION_MAX_LIMIT; 0, negative or `infinite` = the largest page'),
-  marker: z.string().optional().describe('project_id the page starts after'),
-  page_reverse: z
-    .string()
-    .regex(/^(true|false)$/i)
-    .optional()
-    .describe('True: the page before the marker'),
-  sort: z.string().optional().describe('`project_id[:asc|desc]`'),
-  sort_key: z.literal('project_id').optional(),
-  sort_dir: z.enum(['asc', 'desc']).optional(),
-});
-
-const LIST_PARAMS = new Set(Object.keys(ListQueryParams.shape));
-/** The one sort key: records are keyed and paged by project_id. */
-const SORT_KEYS = new Set(['project_id']);
-
-function direction(dir: string): 1 | -1 {
-  if (dir === 'asc') return 1;
-  if (dir === 'desc') return -1;
-  throw bad(`Supplied sort direction '${dir}' is not valid.`);
-}
-
 /**
- * Parses list parameters as Octavia's PaginationHelper: `limit`, `marker`, `page_reverse`, `fields`, `project_id`,
- * and `sort=project_id:desc` or `sort_key=project_id&sort_dir=desc`.
- * @throws AppError 400 for unknown or invalid parameters (Octavia's messages).
+ * `GET /quotas` query: `limit`, `marker`, `page_reverse`, `fields`, `project_id`, and the order as
+ * `sort=project_id:desc` or `sort_key=project_id&sort_dir=desc` (sort_dir alone applies to project_id). Every sort
+ * entry is checked, key then direction; the last one gives the order.
  */
-export function parseListQuery(query: Record<string, unknown>): ListQuery {
-  for (const key of Object.keys(query)) {
-    if (!LIST_PARAMS.has(key)) throw bad('One or more arguments are either duplicate or invalid');
-  }
-  const one = (k: string): string | undefined => {
-    const v = query[k];
-    if (v === undefined) return undefined;
-    if (Array.isArray(v) || typeof v !== 'string') throw bad('One or more arguments are either duplicate or invalid');
-    return v;
-  };
-  const out: ListQuery = { fields: parseFields(query.fields, LIST_ATTRIBUTES), direction: 1, pageReverse: false };
-  const projectId = one('project_id');
-  if (projectId !== undefined) out.projectId = parseProjectId(projectId);
-  const marker = one('marker');
-  if (marker !== undefined) out.marker = parseProjectId(marker, 'marker');
-  const limit = one('limit');
-  if (limit !== undefined) {
-    if (limit === 'infinite') out.limit = 0;
-    else if (/^-?\d+$/.test(limit)) out.limit = Number(limit);
-    else throw bad(`Supplied pagination limit '${limit}' is not valid.`);
-  }
-  const pageReverse = one('page_reverse');
-  if (pageReverse !== undefined) {
-    if (!/^(true|false)$/i.test(pageReverse)) throw bad(`Supplied page_reverse '${pageReverse}' is not valid.`);
-    out.pageReverse = pageReverse.toLowerCase() === 'true';
-  }
+export const ListQueryParams = ListParams.transform((q) => {
   const sorts: [string, string][] = [];
-  const sort = one('sort');
-  if (sort !== undefined) {
-    for (const part of sort.split(',')) {
-      const [key = '', dir = 'asc'] = part.trim().split(':');
-      sorts.push([key, dir]);
-    }
+  for (const part of q.sort === undefined ? [] : splitList(q.sort)) {
+    const [key = '', dir = 'asc'] = part.split(':');
+    sorts.push([key, dir]);
   }
-  const sortKey = one('sort_key');
-  const sortDir = one('sort_dir');
-  if (sortKey !== undefined) {
-    const dirs = (sortDir ?? '').split(',').filter(Boolean);
-    for (const [i, key] of sortKey.split(',').entries()) sorts.push([key.trim(), dirs[i] ?? 'asc']);
-  } else if (sortDir !== undefined) sorts.push(['project_id', sortDir]);
-  for (const [key, dir] of sorts) {
-    if (!SORT_KEYS.has(key)) throw bad(`Supplied sort key '${key}' is not valid.`);
-    out.direction = direction(dir);
-  }
-  return out;
+  if (q.sort_key !== undefined) {
+    const dirs = (q.sort_dir ?? '').split(',').filter(Boolean);
+    for (const [i, key] of splitList(q.sort_key).entries()) sorts.push([key, dirs[i] ?? 'asc']);
+  } else if (q.sort_dir !== undefined) sorts.push(['project_id', q.sort_dir]);
+  return { q, sorts };
+})
+  .pipe(z.object({ q: z.custom<z.output<typeof ListParams>>(), sorts: z.array(z.tuple([SortKey, SortDirection])) }))
+  .transform(
+    ({ q, sorts }): ListQuery => ({
+      fields: q.fields,
+      projectId: q.project_id,
+      marker: q.marker,
+      limit: q.limit === undefined ? undefined : q.limit === 'infinite' ? 0 : Number(q.limit),
+      direction: sorts.at(-1)?.[1] === 'desc' ? -1 : 1,
+      pageReverse: q.page_reverse?.toLowerCase() === 'true',
+    }),
+  );
+
+/** `GET /quotas/{project_id}` and the defaults: only `fields`. */
+export const ShowQueryParams = z
+  .strictObject({ fields: fieldsParam(SINGLE_ATTRIBUTES) }, { error: (iss) => invalidInput.unknownArgument(unrecognized(iss)) })
+  .transform((q) => q.fields);
+
+/** The first unrecognized key of an issue (`unrecognized_keys`), else ''. */
+function unrecognized(iss: z.core.$ZodRawIssue): PropertyKey {
+  return iss.code === 'unrecognized_keys' ? (iss.keys[0] ?? '') : '';
 }
 
-/**
- * Parses `{"<wrapper>": {<resource>: count, ...}}` (consume, release, or absolute in_use). Both spellings are
- * accepted (the underscore one wins when both are sent); counts are integers from 0 to 2000000000.
- * @throws AppError 400 for a missing wrapper, an unknown resource, a non-integer or out-of-range count, or no resource.
- */
-export function parseCounts(body: unknown, wrapper: string): Partial<Record<LbaasResource, number>> {
-  const out = byResource(unwrap(body, wrapper, wrapper), wrapper, (key, value) => {
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > MAX_QUOTA) {
-      throw bad(
-        `Invalid input for field/attribute ${key}. Value: '${JSON.stringify(value)}'. Value should be an integer from 0 to ${MAX_QUOTA}`,
-      );
-    }
-    return value;
-  });
-  if (Object.keys(out).length === 0) throw bad(`Invalid input for field/attribute ${wrapper}. Value: '{}'. Name at least one resource`);
-  return out;
-}
-
-/** Longest project id accepted (Keystone's ids are 32 to 64 characters; Octavia's column is 36). */
-export const MAX_PROJECT_ID_LENGTH = 255;
-
-/** A project id in the path: not checked against Keystone (as Octavia), only for length and characters. */
-export const ProjectIdParam = z
-  .string()
-  .min(1)
-  .max(MAX_PROJECT_ID_LENGTH)
-  .refine((s) => !hasUnsafeChars(s), 'no control or bidirectional-control characters');
-
-/**
- * A project id from the path (or the `project_id` and `marker` of a list). Not checked against Keystone (as
- * Octavia), only for length and characters.
- * @param field the name the 400 gives the value.
- * @throws AppError 400 when empty, longer than MAX_PROJECT_ID_LENGTH, or holding a control or bidi-control character.
- */
-export function parseProjectId(raw: string | undefined, field = 'project_id'): string {
-  if (typeof raw !== 'string' || raw.length < 1 || raw.length > MAX_PROJECT_ID_LENGTH) {
-    throw bad(`Invalid input for field/attribute ${field}. Value should be 1 to ${MAX_PROJECT_ID_LENGTH} characters`);
-  }
-  if (hasUnsafeChars(raw)) {
-    throw bad(`Invalid input for field/attribute ${field}. Value should hold no control or bidirectional-control characters`);
-  }
-  return raw;
-}
+/** `DELETE /quotas/{project_id}` query: `force=true` resets even when usage is above a finite default. */
+export const ResetQueryParams = z
+  .object({
+    // Anything but one `true` (any case), a repeated parameter included, is false.
+    force: z
+      .preprocess((v) => (Array.isArray(v) ? undefined : v), z.string().optional())
+      .describe('true: reset even when usage is above a finite default (else 409)'),
+  })
+  .transform((q) => q.force?.toLowerCase() === 'true');
 
 /** Longest idempotency key accepted. */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
-const IDEMPOTENCY_KEY_RE = /^[\x20-\x7e]+$/;
 const REQUEST_ID_RE = /^req-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
@@ -301,7 +274,7 @@ export const IdempotencyKeyHeader = z
   .string()
   .min(1)
   .max(MAX_IDEMPOTENCY_KEY_LENGTH)
-  .regex(IDEMPOTENCY_KEY_RE)
+  .regex(/^[\x20-\x7e]+$/)
   .describe(
     'a key the caller makes up per enforcement call (a UUID, say) and sends again on every retry of that call: a retry ' +
       'gets the first outcome and counts once. Plain or as a structured-field string ("…"). Without it, the ' +
@@ -320,40 +293,21 @@ export interface IdempotencyKey {
 }
 
 /**
- * The idempotency key of an enforcement call: the `Idempotency-Key` header (an sf-string's quotes removed), else the
- * `X-Openstack-Request-Id` the client sent when it is a valid `req-<uuid>` (oslo.middleware's format).
+ * The idempotency key of an enforcement call: the `Idempotency-Key` header (an sf-string's quotes removed) parsed
+ * with IdempotencyKeyHeader, else the `X-Openstack-Request-Id` the client sent when it is a valid `req-<uuid>`
+ * (oslo.middleware's format).
  * @returns undefined when the call has no key.
- * @throws AppError 400 when `Idempotency-Key` is empty, longer than 255 characters, not printable ASCII, or repeated.
+ * @throws AppError 400 (errors.ts invalidIdempotencyKey) when `Idempotency-Key` is empty, longer than 255 characters,
+ *   not printable ASCII, or repeated.
  */
 export function parseIdempotencyKey(headers: Record<string, string | string[] | undefined>): IdempotencyKey | undefined {
   const given = headers['idempotency-key'];
   if (given !== undefined) {
     let key = Array.isArray(given) ? '' : given.trim();
     if (key.length >= 2 && key.startsWith('"') && key.endsWith('"')) key = key.slice(1, -1);
-    if (!IdempotencyKeyHeader.safeParse(key).success) {
-      throw bad(`Invalid Idempotency-Key header. Value should be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters`);
-    }
+    if (!IdempotencyKeyHeader.safeParse(key).success) throw invalidIdempotencyKey(MAX_IDEMPOTENCY_KEY_LENGTH);
     return { key, fromRequestId: false };
   }
   const requestId = headers[CLIENT_REQUEST_ID_HEADER];
   return typeof requestId === 'string' && REQUEST_ID_RE.test(requestId) ? { key: requestId, fromRequestId: true } : undefined;
-}
-
-/** Query string of show and defaults: only `fields`. */
-export const ShowQueryParams = z.object({
-  fields: z
-    .array(z.enum([...SINGLE_ATTRIBUTES]))
-    .optional()
-    .describe('attributes to return (repeatable or comma-separated); all when absent'),
-});
-
-/** Query string of DELETE. */
-export const ResetQueryParams = z.object({
-  force: z.string().optional().describe('true: reset even when usage is above a finite default (else 409)'),
-});
-
-/** Only `fields` is accepted on show. */
-export function parseShowQuery(query: Record<string, unknown>): string[] | undefined {
-  for (const key of Object.keys(query)) if (key !== 'fields') throw bad(`Unknown argument: "${key}"`);
-  return parseFields(query.fields, SINGLE_ATTRIBUTES);
 }

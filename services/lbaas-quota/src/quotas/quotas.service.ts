@@ -6,7 +6,6 @@
  * consumes never take `in_use` past a limit, on any number of replicas.
  */
 import { createHash } from 'node:crypto';
-import { AppError } from '@stratum/http-kit';
 import {
   LBAAS_DISPLAY_NAME,
   LBAAS_RESOURCES,
@@ -16,6 +15,7 @@ import {
   QUOTA_UNLIMITED,
 } from '@stratum/quota-items';
 import { type Decision, type Revision, RevisionConflictError } from '@stratum/revisions';
+import { idempotencyKeyReused, projectBusy, quotaMet, quotaMetMessage, quotaNotFound, resetOverQuota } from '../errors';
 import {
   emptyQuotaState,
   type IdempotencyRecord,
@@ -24,13 +24,7 @@ import {
   type QuotaState,
   type QuotasRepository,
 } from './quotas.repository';
-import type { IdempotencyKey } from './quotas.schema';
-
-/** Per-resource counts (consume, release, or absolute in_use); omitted resources are untouched. */
-export type ResourceCounts = Partial<Record<LbaasResource, number>>;
-
-/** An enforcement action. */
-export type EnforcementAction = 'consume' | 'release';
+import type { EnforcementAction, IdempotencyKey, ResourceCounts } from './quotas.schema';
 
 /** What an enforcement call answered: its usage after the change (200), or Octavia's over-quota refusal (403). */
 export type EnforcementOutcome = { status: 200; usage: QuotaUsage } | { status: 403; message: string };
@@ -60,9 +54,6 @@ export interface QuotaUsage {
   inUse: Record<LbaasResource, number>;
 }
 
-/** Octavia's 503 when a project's quota row stays locked (`ProjectBusyException`, two spaces after each period). */
-const PROJECT_BUSY = 'Project busy.  Unable to lock the project.  Please try again.';
-
 export class QuotasService {
   constructor(
     private readonly repo: QuotasRepository,
@@ -88,7 +79,7 @@ export class QuotasService {
     try {
       return await this.repo.change(projectId, decide);
     } catch (e) {
-      if (e instanceof RevisionConflictError) throw new AppError(503, PROJECT_BUSY, undefined, { 'Retry-After': '1' });
+      if (e instanceof RevisionConflictError) throw projectBusy();
       throw e;
     }
   }
@@ -152,14 +143,11 @@ export class QuotasService {
    */
   async reset(projectId: string, force: boolean): Promise<void> {
     await this.change<void>(projectId, (cur) => {
-      if (!cur) throw new AppError(404, `Quotas ${projectId} not found.`);
+      if (!cur) throw quotaNotFound(projectId);
       const over = LBAAS_RESOURCES.filter((r) => this.defaults[r] !== QUOTA_UNLIMITED && cur.state.in_use[r] > this.defaults[r]);
       if (over.length > 0 && !force) {
         const what = over.map((r) => `${LBAAS_DISPLAY_NAME[r]} (${cur.state.in_use[r]} in use, default ${this.defaults[r]})`);
-        throw new AppError(
-          409,
-          `Quotas of ${projectId} cannot be reset: usage is above the default for ${what.join(', ')}. Use force=true to reset anyway.`,
-        );
+        throw resetOverQuota(projectId, what);
       }
       return { next: { ...cur.state, limits: emptyQuotaState().limits }, result: undefined };
     });
@@ -195,18 +183,14 @@ export class QuotasService {
         const prior = this.recall(cur?.state, key, now);
         if (prior) {
           if (prior.fingerprint !== fingerprint) {
-            throw new AppError(
-              422,
-              `Idempotency key '${key}' was already used for a different request on the usage of project ${projectId}. ` +
-                'Use a new key for a new request.',
-            );
+            throw idempotencyKeyReused(key, projectId);
           }
           return { result: { outcome: this.outcomeOf(projectId, prior), replayed: true } };
         }
       } else if (!cur && action === 'release') return { result: { replayed: false } };
       const state = cur?.state ?? emptyQuotaState();
       const step = action === 'consume' ? this.consumed(state, counts) : { inUse: this.released(state, counts) };
-      if ('refusal' in step && key === undefined) throw new AppError(403, step.refusal);
+      if ('refusal' in step && key === undefined) throw quotaMet(step.refusal);
       const next: QuotaState = { ...state, in_use: 'refusal' in step ? state.in_use : step.inUse };
       const outcome: EnforcementOutcome =
         'refusal' in step ? { status: 403, message: step.refusal } : { status: 200, usage: this.usageOf(projectId, next) };
@@ -231,9 +215,7 @@ export class QuotasService {
       if (limits[r] !== QUOTA_UNLIMITED && inUse[r] + n > limits[r]) over.push(r);
       inUse[r] += n;
     }
-    return over.length > 0
-      ? { refusal: `Quota has been met for resources: ${over.map((r) => LBAAS_DISPLAY_NAME[r]).join(', ')}` }
-      : { inUse };
+    return over.length > 0 ? { refusal: quotaMetMessage(over.map((r) => LBAAS_DISPLAY_NAME[r])) } : { inUse };
   }
 
   /** The in_use after releasing `counts`, clamped at 0. */
