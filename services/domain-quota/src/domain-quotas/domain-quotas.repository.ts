@@ -94,6 +94,7 @@ export interface ProjectQuotaState {
 /** `<region>/<owner>`: the key of a quota node. */
 export const quotaSetId = (region: string, ownerId: string) => `${region}/${ownerId}`;
 
+/** A node that was never written: no quotas, nothing allocated. */
 export const emptyQuotaSet = (region: string, domainId: string): QuotaSetState => ({
   region,
   domain_id: domainId,
@@ -113,6 +114,7 @@ function withDefaults(rev: Revision<QuotaSetState> | null, region: string, domai
   return { revision: rev.revision, state: { ...emptyQuotaSet(region, domainId), ...rev.state } };
 }
 
+/** The quota nodes of one store: reads (through the cache or linearizable) and conditional changes. */
 export class QuotaTreeRepository {
   readonly quotaSets: RevisionedRecords<QuotaSetState>;
   readonly projectQuotas: RevisionedRecords<ProjectQuotaState>;
@@ -123,6 +125,7 @@ export class QuotaTreeRepository {
     this.projectQuotas = new RevisionedRecords<ProjectQuotaState>(db, 'dq_project_quotas');
   }
 
+  /** A department's project quotas by `domain_id`; and no index on `pending_since` (see below). */
   async ensureIndexes(): Promise<void> {
     await this.projectQuotas.heads.createIndex({ domain_id: 1 }, { name: 'domain' });
     // No index on `pending_since`: on FerretDB 2.5 + DocumentDB 0.106, a scan of that (RUM) index failed with
