@@ -381,7 +381,7 @@ describe('group B: load balancer quotas through the gateway', () => {
   });
 
   /** Every route with a project id in its path, as [method, path after the prefix, body]. */
-  const idRoutes = (id: string): [string, string, object | undefined][] => [
+  const idRoutes = (id: string): ['get' | 'put' | 'delete' | 'post', string, object | undefined][] => [
     ['get', `/quotas/${id}`, undefined],
     ['put', `/quotas/${id}`, { quota: { pool: 1 } }],
     ['delete', `/quotas/${id}`, undefined],
@@ -390,10 +390,8 @@ describe('group B: load balancer quotas through the gateway', () => {
     ['post', `/quotas/${id}/usage`, { consume: { pool: 1 } }],
     ['put', `/quotas/${id}/usage`, { in_use: { pool: 1 } }],
   ];
-  const call = (method: string, path: string, body?: object) => {
-    const r = (request(stack.gateway) as unknown as Record<string, (url: string) => request.Test>)[method]?.(
-      `/v2.0/lbaas${path}`,
-    ) as request.Test;
+  const call = (method: 'get' | 'put' | 'delete' | 'post', path: string, body?: object) => {
+    const r = request(stack.gateway)[method](`/v2.0/lbaas${path}`);
     return body ? r.set(as('admin')).send(body) : r.set(as('admin'));
   };
 

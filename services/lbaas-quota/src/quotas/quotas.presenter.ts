@@ -1,5 +1,5 @@
 /**
- * Stored quota → wire shapes (reference/lbaas-quota.md §2; SPEC.md B1-B3).
+ * Stored quota → wire shapes (docs/upstream/lbaas-quota.md §2; docs/api/lbaas-quota.md B1-B3).
  */
 import { LBAAS_IN_USE_NAME, LBAAS_NEW_NAME, LBAAS_RESOURCES, type LbaasResolved } from '@stratum/quota-items';
 import type { QuotaDoc } from './quotas.repository';
@@ -11,7 +11,7 @@ function pick<T extends Record<string, unknown>>(obj: T, fields: string[] | unde
 }
 
 /**
- * A list item: SPEC.md's fields (`loadbalancer`, `healthmonitor`, `in_use_*`, `tenant_id`) plus Octavia's
+ * A list item: the contract's fields (`loadbalancer`, `healthmonitor`, `in_use_*`, `tenant_id`) plus Octavia's
  * `load_balancer`/`health_monitor` spellings that the official clients read; limits raw (null = uses the default).
  */
 export function presentListItem(doc: QuotaDoc, fields?: string[]): Record<string, unknown> {
