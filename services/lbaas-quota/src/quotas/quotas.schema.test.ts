@@ -25,12 +25,12 @@ const status = (f: () => unknown) => {
 };
 
 /** What validate() does with `schema`: the parsed value, or the group's error thrown. */
-const parse = (schema: z.ZodType, value: unknown) => {
+const parse = <S extends z.ZodType>(schema: S, value: unknown): z.output<S> => {
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw invalidRequest({ part: 'body', issues: parsed.error.issues });
   return parsed.data;
 };
-const parseProjectId = (id: string) => (parse(ProjectParams, { project_id: id }) as { project_id: string }).project_id;
+const projectIdOf = (id: string) => parse(ProjectParams, { project_id: id }).project_id;
 
 describe('parseIdempotencyKey', () => {
   const rid = 'req-0f8e2a7c-1b2d-4c3e-9f4a-5b6c7d8e9f00';
@@ -60,13 +60,13 @@ describe('project ids and prototype-named keys', () => {
   it.each(['a\u0000b', 'a\u001fb', 'a\u007fb', 'a\u0085b', 'a\u202eb', 'a\u2067b', 'a\u061cb', '', 'x'.repeat(256)])(
     'project id %j is a 400',
     (id) => {
-      expect(status(() => parseProjectId(id))).toBe(400);
+      expect(status(() => projectIdOf(id))).toBe(400);
     },
   );
 
   it('keeps ordinary ids, Unicode letters included', () => {
-    expect(parseProjectId('2f66f0d537d740d79ad1e52238df492a')).toBe('2f66f0d537d740d79ad1e52238df492a');
-    expect(parseProjectId('projet-été')).toBe('projet-été');
+    expect(projectIdOf('2f66f0d537d740d79ad1e52238df492a')).toBe('2f66f0d537d740d79ad1e52238df492a');
+    expect(projectIdOf('projet-été')).toBe('projet-été');
   });
 
   it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'])('a resource named %s is a 400', (name) => {
