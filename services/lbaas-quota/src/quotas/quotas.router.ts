@@ -8,16 +8,7 @@ import { invalidRequest, quotaMet } from '../errors';
 import { DEFAULT_QUOTA_POLICY, type QuotaAction, type QuotaPolicy } from './quotas.policy';
 import { presentListItem, presentQuota, presentUsage } from './quotas.presenter';
 import type { QuotaDoc } from './quotas.repository';
-import {
-  InUseBody,
-  ListQueryParams,
-  ProjectParams,
-  parseIdempotencyKey,
-  QuotaPutBody,
-  ResetQueryParams,
-  ShowQueryParams,
-  UsageChangeBody,
-} from './quotas.schema';
+import * as schema from './quotas.schema';
 import type { QuotasService } from './quotas.service';
 
 /** The URL of this list page with another marker (and page_reverse), as the client addressed it (through the gateway's prefix). */
@@ -47,13 +38,13 @@ function pageLinks(req: Request, page: { docs: QuotaDoc[]; hasNext: boolean; has
 const REPLAYED_HEADER = 'Idempotent-Replayed';
 
 /** Each request part's validation, with the group's 400 (quotas.schema.ts states every rule). */
-const project = validate({ params: ProjectParams }, invalidRequest);
-const listQuery = validate({ query: ListQueryParams }, invalidRequest);
-const showQuery = validate({ query: ShowQueryParams }, invalidRequest);
-const resetQuery = validate({ query: ResetQueryParams }, invalidRequest);
-const putBody = validate({ body: QuotaPutBody }, invalidRequest);
-const usageChangeBody = validate({ body: UsageChangeBody }, invalidRequest);
-const inUseBody = validate({ body: InUseBody }, invalidRequest);
+const project = validate({ params: schema.ProjectParams }, invalidRequest);
+const listQuery = validate({ query: schema.ListQueryParams }, invalidRequest);
+const showQuery = validate({ query: schema.ShowQueryParams }, invalidRequest);
+const resetQuery = validate({ query: schema.ResetQueryParams }, invalidRequest);
+const putBody = validate({ body: schema.QuotaPutBody }, invalidRequest);
+const usageChangeBody = validate({ body: schema.UsageChangeBody }, invalidRequest);
+const inUseBody = validate({ body: schema.InUseBody }, invalidRequest);
 
 /**
  * The quota routes, relative to a quota root; `policy` is the service's enforcer (its defaults unless POLICY_FILE
@@ -124,7 +115,7 @@ export function quotasRouter(quotas: QuotasService, policy: QuotaPolicy = DEFAUL
 
   r.post('/:project_id/usage', project, allow('quota:usage:post'), usageChangeBody, async (req, res) => {
     const { action, counts } = usageChangeBody.input(res).body;
-    const { outcome, replayed } = await quotas.enforce(projectOf(res), action, counts, parseIdempotencyKey(req.headers));
+    const { outcome, replayed } = await quotas.enforce(projectOf(res), action, counts, schema.parseIdempotencyKey(req.headers));
     const headers: Record<string, string> = replayed ? { [REPLAYED_HEADER]: 'true' } : {};
     if (outcome.status === 403) throw quotaMet(outcome.message, headers);
     res.set(headers).json({ usage: presentUsage(outcome.usage) });
