@@ -5,7 +5,7 @@
  */
 import express, { type Express, type Router } from 'express';
 import type { Logger } from 'pino';
-import type { ErrorRenderer } from './errors';
+import type { ErrorRenderer } from './app-error';
 import { accessLog, errorHandler, jsonBody, notFound, requestId, requireIdentity, requireJsonBody } from './middleware';
 import { type ReadinessCheck, readinessHandler } from './readiness';
 import type { Store } from './store';

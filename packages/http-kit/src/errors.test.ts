@@ -8,15 +8,14 @@ import {
 } from 'mongodb';
 import {
   AppError,
-  classify,
-  isStoreDown,
   reasonPhrase,
   renderKeystoneError,
   renderOctaviaError,
   renderPankoError,
   UNAUTHENTICATED,
   unauthenticated,
-} from './errors';
+} from './app-error';
+import { classify, isStoreDown } from './errors';
 
 /** What `insertMany` throws when the connection drops mid-batch: a bulk write error made from the network error. */
 const bulkOverNetwork = () => new MongoBulkWriteError(new MongoNetworkError('connection 3 to 127.0.0.1:27017 closed'), {} as never);

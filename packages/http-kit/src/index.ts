@@ -1,4 +1,5 @@
 export * from './app';
+export * from './app-error';
 export * from './config';
 export * from './errors';
 export * from './middleware';

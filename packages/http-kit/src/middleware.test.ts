@@ -2,7 +2,7 @@ import { type Identity, signIdentity } from '@stratum/identity';
 import express from 'express';
 import pino from 'pino';
 import request from 'supertest';
-import { renderKeystoneError, UNAUTHENTICATED } from './errors';
+import { renderKeystoneError, UNAUTHENTICATED } from './app-error';
 import { errorHandler, identityOf, jsonBody, methodNotAllowed, notFound, requestId, requireIdentity, requireJsonBody } from './middleware';
 import { runReadiness } from './readiness';
 

@@ -7,7 +7,8 @@ import { bodyDigest, DEFAULT_IDENTITY_MAX_AGE_SECONDS, EMPTY_BODY_SHA256, type I
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 import pino, { type Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
-import { AppError, classify, type ErrorRenderer, unauthenticated } from './errors';
+import { AppError, type ErrorRenderer, unauthenticated } from './app-error';
+import { classify } from './errors';
 
 export const REQUEST_ID_HEADER = 'x-openstack-request-id';
 const REQUEST_ID_RE = /^req-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

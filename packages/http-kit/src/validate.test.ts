@@ -1,7 +1,7 @@
 import express from 'express';
 import request from 'supertest';
 import { z } from 'zod';
-import { AppError } from './errors';
+import { AppError } from './app-error';
 import { fieldIssues, validate } from './validate';
 
 /** An app with one validated route and an error handler that shows what validate() passed on. */

@@ -13,7 +13,7 @@
  */
 import type { RequestHandler, Response } from 'express';
 import type { z } from 'zod';
-import { AppError } from './errors';
+import { AppError } from './app-error';
 
 /** The parts of a request a route may validate. */
 export type RequestPart = 'params' | 'query' | 'body';

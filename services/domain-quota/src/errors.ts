@@ -4,7 +4,7 @@
  * them here, so each wire text is written once. A refused quota edit carries its problems in `details`
  * (QuotaErrorDetail, docs/api/domain-quota.md); a malformed registry body carries one FieldIssue per problem.
  */
-import { AppError, fieldIssues, type InvalidRequest, type InvalidRequestError } from '@stratum/http-kit';
+import { AppError, fieldIssues, type InvalidRequest, type InvalidRequestError } from '@stratum/http-kit/wire';
 
 /** One machine-readable problem of a refused quota edit (docs/upstream/domain-quota.md §6.7). */
 export interface QuotaErrorDetail {

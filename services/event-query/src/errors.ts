@@ -5,7 +5,7 @@
  * the renderer (`renderPankoError`) puts the message in `{"error_message": {"faultstring": …}}`. Schemas take the
  * `.message` of a factory for their zod issues (the invalid-request mapping below then answers it).
  */
-import { AppError, type InvalidRequestError } from '@stratum/http-kit';
+import { AppError, type InvalidRequestError } from '@stratum/http-kit/wire';
 
 // --- Arguments (query string and body) -------------------------------------------------------------------------
 

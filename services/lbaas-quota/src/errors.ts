@@ -7,7 +7,7 @@
  * Two kinds: AppError factories for what handlers and the service throw, and `invalidInput` texts, the messages the
  * zod schemas of quotas.schema.ts give their issues (validate() turns the first into a 400 with `invalidRequest`).
  */
-import { AppError, type InvalidRequestError } from '@stratum/http-kit';
+import { AppError, type InvalidRequestError } from '@stratum/http-kit/wire';
 import { MAX_QUOTA, MIN_QUOTA } from '@stratum/quota-items';
 
 /**

@@ -3,7 +3,7 @@
  * registry.router.ts and by the route descriptions of registry.openapi.ts. Bodies are in Keystone's style: one member
  * named after the resource.
  */
-import { hasUnsafeChars } from '@stratum/http-kit';
+import { hasUnsafeChars } from '@stratum/http-kit/wire';
 import { SECURE_CONTAINER_PRODUCT } from '@stratum/quota-items';
 import { z } from 'zod';
 

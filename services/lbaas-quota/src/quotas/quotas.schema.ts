@@ -6,7 +6,7 @@
  * Stricter than Octavia (docs/upstream/lbaas-quota.md §3): integers only, no string/float/bool coercion, and every
  * malformed body is a 400 (Octavia answers 500 to `{}`, `{"quota": 5}`, list/object values).
  */
-import { hasUnsafeChars } from '@stratum/http-kit';
+import { hasUnsafeChars } from '@stratum/http-kit/wire';
 import {
   LBAAS_INPUT_NAMES,
   LBAAS_NEW_NAME,
