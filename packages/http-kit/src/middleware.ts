@@ -3,7 +3,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { bodyDigest, DEFAULT_IDENTITY_MAX_AGE_SECONDS, EMPTY_BODY_SHA256, type Identity, verifyIdentity } from '@stratum/identity';
+import {
+  bodyDigest,
+  DEFAULT_IDENTITY_MAX_AGE_SECONDS,
+  EMPTY_BODY_SHA256,
+  type Identity,
+  SUPPORTED_IDENTITY_VERSIONS,
+  verifyIdentity,
+} from '@stratum/identity';
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 import pino, { type Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
@@ -128,12 +135,19 @@ export function requireJsonBody(): RequestHandler {
  * Refuses any request whose identity headers were not signed by the gateway for this very request — its method, its
  * request target as received (`req.originalUrl`) and its body digest — within `maxAgeSeconds` (401 in the group's
  * shape). On success the identity is in `res.locals.identity` and the signed body digest in `res.locals.bodyDigest`,
- * which `jsonBody` checks against the bytes it reads.
+ * which `jsonBody` checks against the bytes it reads. A request signed in an identity format version this build does
+ * not know (a gateway newer than the service) is a 401 too, logged with both versions (never the secret or token).
  */
 export function requireIdentity(secret: string, maxAgeSeconds = DEFAULT_IDENTITY_MAX_AGE_SECONDS): RequestHandler {
   return (req, res, next) => {
     const result = verifyIdentity(req.headers, secret, { method: req.method, url: req.originalUrl }, maxAgeSeconds);
     if (!result.ok) {
+      if (result.reason === 'unknown_version') {
+        req.log?.warn(
+          { identityVersion: result.version, supportedIdentityVersions: SUPPORTED_IDENTITY_VERSIONS },
+          `identity version "${result.version}" not supported (this service verifies ${SUPPORTED_IDENTITY_VERSIONS.join(', ')}): upgrade the services before the gateway`,
+        );
+      }
       next(unauthenticated());
       return;
     }

@@ -2,9 +2,12 @@ import {
   bodyDigest,
   CLIENT_IDENTITY_HEADERS,
   EMPTY_BODY_SHA256,
+  IDENTITY_VERSION,
   IdentityHeaders,
+  identityVersionOf,
   isAdmin,
   isCloudAdmin,
+  SUPPORTED_IDENTITY_VERSIONS,
   signIdentity,
   verifyIdentity,
 } from './index';
@@ -105,6 +108,42 @@ describe('signed identity headers', () => {
 
   it('lists every header it signs among those the gateway strips from clients', () => {
     for (const name of Object.values(IdentityHeaders)) expect(CLIENT_IDENTITY_HEADERS).toContain(name);
+  });
+});
+
+describe('identity format versions (gateway/README.md "Versions and rolling upgrades")', () => {
+  const now = 1_800_000_000_000;
+  const at = (h: Record<string, string | undefined>) => verifyIdentity(h, secret, get, 10, now);
+
+  it('signs version 1, which this build verifies', () => {
+    expect(IDENTITY_VERSION).toBe(1);
+    expect(SUPPORTED_IDENTITY_VERSIONS).toEqual([1]);
+    expect(signIdentity(id, secret, get)[IdentityHeaders.version]).toBe('1');
+  });
+
+  it("keeps version 1's signature byte for byte what gateways sent before the header (a known answer)", () => {
+    const h = signIdentity(id, secret, get, now);
+    expect(h[IdentityHeaders.signature]).toBe('dd8082636e590f40c3b41c2d18e3b0ec308a3e7258da35388793b54836613471');
+  });
+
+  it('takes a request without X-Identity-Version as version 1 (a gateway from before the header)', () => {
+    const { [IdentityHeaders.version]: _dropped, ...old } = signIdentity(id, secret, get, now);
+    expect(at(old)).toEqual({ ok: true, identity: id, bodyDigest: EMPTY_BODY_SHA256 });
+    expect(identityVersionOf(old)).toEqual({ ok: true, version: 1 });
+  });
+
+  it('refuses a version it does not know as unknown_version, naming the version as sent, before anything else', () => {
+    const h = signIdentity(id, secret, get, now);
+    for (const given of ['2', '0', '01x', '', 'v1', '9'.repeat(40)]) {
+      expect(at({ ...h, [IdentityHeaders.version]: given })).toEqual({ ok: false, reason: 'unknown_version', version: given.slice(0, 32) });
+    }
+    // Unknown even with every other header missing: the reason a log line gives is the version, not "missing".
+    expect(at({ [IdentityHeaders.version]: '2' })).toEqual({ ok: false, reason: 'unknown_version', version: '2' });
+    expect(verifyIdentity({ ...h, [IdentityHeaders.version]: ['1', '1'] }, secret, get, 10, now)).toEqual({
+      ok: false,
+      reason: 'unknown_version',
+      version: '1,1',
+    });
   });
 });
 

@@ -3,14 +3,21 @@
  *
  * The gateway validates `X-Auth-Token`, strips every client-sent identity header and forwards the validated identity
  * as keystonemiddleware does (`X-User-Id`, `X-Project-Id`, `X-Domain-Id`, `X-Roles`, `X-Identity-Status`) plus
- * `X-Identity-Timestamp` (epoch seconds), `X-Identity-Body-SHA256` (hex SHA-256 of the body bytes it forwards) and
- * `X-Identity-Signature` (hex HMAC-SHA256 with the shared secret).
+ * `X-Identity-Timestamp` (epoch seconds), `X-Identity-Body-SHA256` (hex SHA-256 of the body bytes it forwards),
+ * `X-Identity-Version` (the format, IDENTITY_VERSION) and `X-Identity-Signature` (hex HMAC-SHA256 with the shared
+ * secret).
  *
  * The signature binds the identity to one request: it covers the method, the request target (path and query exactly
  * as sent on the wire, which is what the service sees as `req.originalUrl`), the body digest, the identity and the
  * timestamp. A captured header set is refused on any other method, path, query or body, and on the same request once
  * it is older than the service's window (`IDENTITY_MAX_AGE_SECONDS`). A service reached directly, without the
  * gateway, cannot produce a valid signature and refuses the request.
+ *
+ * The format is a contract between two processes deployed apart (gateway/README.md "Versions and rolling
+ * upgrades"): a service accepts the versions in SUPPORTED_IDENTITY_VERSIONS, takes a request without
+ * `X-Identity-Version` as version 1 (what gateways sent before the header existed), and refuses any other version
+ * as `unknown_version`. Each version signs a canonical form of its own, so a version header changed in transit
+ * never verifies.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 
@@ -35,7 +42,21 @@ export const IdentityHeaders = {
   timestamp: 'x-identity-timestamp',
   bodyDigest: 'x-identity-body-sha256',
   signature: 'x-identity-signature',
+  version: 'x-identity-version',
 } as const;
+
+/** The identity format version this build signs (`X-Identity-Version`). */
+export const IDENTITY_VERSION = 1;
+
+/** The first element of each version's canonical form, which the HMAC covers: the version is part of what is signed. */
+const CANONICAL_TAG: Readonly<Record<number, string>> = {
+  // Named before versions were numbered; it is version 1's, and stays so that a request from a gateway that sends
+  // no X-Identity-Version verifies. A later version gets a tag of its own.
+  1: 'stratum-identity-v2',
+};
+
+/** The identity format versions this build verifies. */
+export const SUPPORTED_IDENTITY_VERSIONS: readonly number[] = Object.keys(CANONICAL_TAG).map(Number);
 
 /**
  * Every identity header a client might send to impersonate someone (keystonemiddleware's set plus ours).
@@ -92,9 +113,9 @@ export interface RequestBinding {
 export const DEFAULT_IDENTITY_MAX_AGE_SECONDS = 10;
 
 // A JSON array: no field can smuggle a separator into another (a user id with a newline, a URL with a comma).
-function canonical(id: Omit<Identity, 'roles'>, roles: string, req: RequestBinding, timestamp: number): string {
+function canonical(version: number, id: Omit<Identity, 'roles'>, roles: string, req: RequestBinding, timestamp: number): string {
   return JSON.stringify([
-    'stratum-identity-v2',
+    CANONICAL_TAG[version],
     req.method,
     req.url,
     req.bodyDigest,
@@ -133,7 +154,8 @@ export function signIdentity(
     [IdentityHeaders.status]: 'Confirmed',
     [IdentityHeaders.timestamp]: String(ts),
     [IdentityHeaders.bodyDigest]: binding.bodyDigest,
-    [IdentityHeaders.signature]: hmac(secret, canonical(identity, identity.roles.join(','), binding, ts)).toString('hex'),
+    [IdentityHeaders.version]: String(IDENTITY_VERSION),
+    [IdentityHeaders.signature]: hmac(secret, canonical(IDENTITY_VERSION, identity, identity.roles.join(','), binding, ts)).toString('hex'),
   };
   if (identity.projectId) headers[IdentityHeaders.projectId] = identity.projectId;
   if (identity.domainId) headers[IdentityHeaders.domainId] = identity.domainId;
@@ -141,7 +163,24 @@ export function signIdentity(
 }
 
 /** Why a request's identity was refused. */
-export type IdentityRefusal = 'missing' | 'bad_signature' | 'stale';
+export type IdentityRefusal = 'missing' | 'bad_signature' | 'stale' | 'unknown_version';
+
+/** A refused identity; `version` (the header as sent, at most 32 characters) only for `unknown_version`. */
+export type IdentityRefused = { ok: false; reason: IdentityRefusal; version?: string };
+
+/**
+ * The version a request's `X-Identity-Version` names: 1 when absent (a gateway from before the header), the number
+ * when it is one this build verifies, else the header as sent (at most 32 characters, for a log line).
+ */
+export function identityVersionOf(
+  headers: Record<string, string | string[] | undefined>,
+): { ok: true; version: number } | { ok: false; given: string } {
+  const v = headers[IdentityHeaders.version];
+  if (v === undefined) return { ok: true, version: 1 };
+  const text = Array.isArray(v) ? v.join(',') : v;
+  const n = /^[0-9]{1,6}$/.test(text) ? Number(text) : Number.NaN;
+  return SUPPORTED_IDENTITY_VERSIONS.includes(n) ? { ok: true, version: n } : { ok: false, given: text.slice(0, 32) };
+}
 
 /**
  * Verifies the signed identity headers of an incoming request against the request itself.
@@ -152,7 +191,8 @@ export type IdentityRefusal = 'missing' | 'bad_signature' | 'stale';
  * @param request the incoming method and request target (`req.method`, `req.originalUrl`).
  * @param maxAgeSeconds how far the signature's timestamp may be from `now`, either way: the replay window of an
  *   identical request, and the clock skew tolerated between the gateway's host and the service's.
- * @returns the identity and the signed body digest, or the reason it is refused.
+ * @returns the identity and the signed body digest, or the reason it is refused: `unknown_version` (with the version
+ *   as sent) when `X-Identity-Version` names a version not in SUPPORTED_IDENTITY_VERSIONS.
  */
 export function verifyIdentity(
   headers: Record<string, string | string[] | undefined>,
@@ -160,7 +200,9 @@ export function verifyIdentity(
   request: { method: string; url: string },
   maxAgeSeconds = DEFAULT_IDENTITY_MAX_AGE_SECONDS,
   now = Date.now(),
-): { ok: true; identity: Identity; bodyDigest: string } | { ok: false; reason: IdentityRefusal } {
+): { ok: true; identity: Identity; bodyDigest: string } | IdentityRefused {
+  const version = identityVersionOf(headers);
+  if (!version.ok) return { ok: false, reason: 'unknown_version', version: version.given };
   const one = (name: string): string | undefined => {
     const v = headers[name];
     return Array.isArray(v) ? undefined : v;
@@ -185,7 +227,7 @@ export function verifyIdentity(
   if (!Number.isInteger(tsNum) || !/^[0-9a-f]{64}$/.test(digest)) return { ok: false, reason: 'bad_signature' };
   // Verified over the roles header as sent: a re-ordered or re-cased list is a bad signature.
   const binding = { method: request.method.toUpperCase(), url: request.url, bodyDigest: digest };
-  const expected = hmac(secret, canonical(identity, one(IdentityHeaders.roles) ?? '', binding, tsNum));
+  const expected = hmac(secret, canonical(version.version, identity, one(IdentityHeaders.roles) ?? '', binding, tsNum));
   const given = Buffer.from(signature, 'hex');
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
     return { ok: false, reason: 'bad_signature' };
