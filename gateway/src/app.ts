@@ -36,7 +36,7 @@ export function buildGateway(deps: GatewayDeps): GatewayApp {
   const publicUrls = new PublicUrls(config);
   const common = commonMiddleware(logger, metrics);
   const authenticate = authenticator(tokens, (req) => `${publicUrls.base(req)}/identity`);
-  const proxies = createProxies(config, logger, metrics);
+  const proxies = createProxies(config, logger, metrics, deps.upstreams);
   const proxied = proxiedHandler({ config, metrics, rateLimits, publicUrls, authenticate, proxies });
   const app = publicRoutes({ logger, readiness: deps.readiness, publicUrls, authenticate, proxies, common });
 

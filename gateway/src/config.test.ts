@@ -21,9 +21,11 @@ describe('loadConfig', () => {
     expect(c).toMatchObject({
       HOST: '127.0.0.1',
       PORT: 8780,
-      EVENT_QUERY_URL: 'http://127.0.0.1:8781',
-      LBAAS_QUOTA_URL: 'http://127.0.0.1:8782',
-      DOMAIN_QUOTA_URL: 'http://127.0.0.1:8783',
+      EVENT_QUERY_URL: ['http://127.0.0.1:8781'],
+      LBAAS_QUOTA_URL: ['http://127.0.0.1:8782'],
+      DOMAIN_QUOTA_URL: ['http://127.0.0.1:8783'],
+      UPSTREAM_COOLDOWN_MS: 2000,
+      UPSTREAM_CONNECT_TIMEOUT_MS: 2000,
       PUBLIC_URL: '',
       TRUSTED_PROXIES: null,
       REDIS_URL: '',
@@ -61,7 +63,12 @@ describe('loadConfig', () => {
     [{ PORT: '65536' }, 'PORT:'],
     [{ PORT: 'http' }, 'PORT:'],
     [{ METRICS_PORT: '-1' }, 'METRICS_PORT: METRICS_PORT must be a port number or empty'],
-    [{ EVENT_QUERY_URL: 'not a url' }, 'EVENT_QUERY_URL:'],
+    [{ EVENT_QUERY_URL: 'not a url' }, 'EVENT_QUERY_URL: expected one or more http(s) URLs separated by commas'],
+    [{ LBAAS_QUOTA_URL: 'http://a:1,ftp://b:1' }, 'LBAAS_QUOTA_URL: expected one or more http(s) URLs'],
+    [{ DOMAIN_QUOTA_URL: ' , ' }, 'DOMAIN_QUOTA_URL: expected one or more http(s) URLs'],
+    [{ DOMAIN_QUOTA_URL: 'http://a:1,http://a:1' }, 'DOMAIN_QUOTA_URL: a replica is listed twice'],
+    [{ UPSTREAM_COOLDOWN_MS: '-1' }, 'UPSTREAM_COOLDOWN_MS:'],
+    [{ UPSTREAM_CONNECT_TIMEOUT_MS: '5' }, 'UPSTREAM_CONNECT_TIMEOUT_MS:'],
     [{ PUBLIC_URL: 'https://api.example.com/?x=1' }, 'PUBLIC_URL: expected an absolute http(s) URL'],
     [{ PUBLIC_URL_LBAAS: 'ftp://api.example.com' }, 'PUBLIC_URL_LBAAS: expected an absolute http(s) URL'],
     [{ PUBLIC_URL: 'https://user:pw@api.example.com' }, 'PUBLIC_URL: expected an absolute http(s) URL'],
@@ -72,6 +79,12 @@ describe('loadConfig', () => {
     [{ LOG_LEVEL: 'verbose' }, 'LOG_LEVEL:'],
   ])('refuses %o', (bad, message) => {
     expect(failure({ ...minimal, ...bad })).toContain(message);
+  });
+
+  it('reads an upstream as a comma-separated list of replicas (one URL is a list of one)', () => {
+    const c = loadConfig({ ...minimal, LBAAS_QUOTA_URL: ' http://lb-1:8782 , http://lb-2:8782/,', EVENT_QUERY_URL: 'https://events' });
+    expect(c.LBAAS_QUOTA_URL).toEqual(['http://lb-1:8782', 'http://lb-2:8782/']);
+    expect(c.EVENT_QUERY_URL).toEqual(['https://events']);
   });
 
   it('needs exactly one token source, and the service user with Keystone', () => {

@@ -44,6 +44,27 @@ const PublicUrl = z
   }, 'expected an absolute http(s) URL without query, fragment or credentials, e.g. https://api.example.com');
 
 /**
+ * One upstream service: a base URL, or several (its replicas) separated by commas, each an absolute http(s) URL.
+ * Parsed to the list, in order. In Kubernetes it is the Service's one name (the cluster spreads the connections).
+ */
+const UpstreamUrls = z.string().transform((text, ctx) => {
+  const urls = text
+    .split(',')
+    .map((u) => u.trim())
+    .filter((u) => u !== '');
+  const bad = urls.filter((u) => !/^https?:$/.test(URL.parse(u)?.protocol ?? ''));
+  if (urls.length === 0 || bad.length > 0) {
+    ctx.addIssue({ code: 'custom', message: `expected one or more http(s) URLs separated by commas, got "${text.slice(0, 200)}"` });
+    return z.NEVER;
+  }
+  if (new Set(urls).size !== urls.length) {
+    ctx.addIssue({ code: 'custom', message: 'a replica is listed twice' });
+    return z.NEVER;
+  }
+  return urls;
+});
+
+/**
  * The gateway's settings. HOST, STRATUM_IDENTITY_SECRET, REDIS_URL and LOG_LEVEL are the services' own keys
  * (http-kit BaseServiceEnv), read the same way; the gateway has no store (no MONGODB_* keys). Its Redis, when set, is
  * shared by the gateway replicas for the token cache and the rate-limit counters; empty, or while Redis is down, both
@@ -52,10 +73,14 @@ const PublicUrl = z
 export const GatewayEnv = BaseServiceEnv.pick({ HOST: true, STRATUM_IDENTITY_SECRET: true, REDIS_URL: true, LOG_LEVEL: true })
   .extend({
     PORT: z.coerce.number().int().min(0).max(65535).default(8780),
-    /** Upstream base URLs; each service may run on its own host. */
-    EVENT_QUERY_URL: z.url().default('http://127.0.0.1:8781'),
-    LBAAS_QUOTA_URL: z.url().default('http://127.0.0.1:8782'),
-    DOMAIN_QUOTA_URL: z.url().default('http://127.0.0.1:8783'),
+    /** Upstream base URLs, each a list of replicas (UpstreamUrls); each service may run on its own hosts. */
+    EVENT_QUERY_URL: UpstreamUrls.default(['http://127.0.0.1:8781']),
+    LBAAS_QUOTA_URL: UpstreamUrls.default(['http://127.0.0.1:8782']),
+    DOMAIN_QUOTA_URL: UpstreamUrls.default(['http://127.0.0.1:8783']),
+    /** How long a replica that failed to connect is skipped (unless every replica of its service is), in milliseconds. */
+    UPSTREAM_COOLDOWN_MS: z.coerce.number().int().min(0).default(2000),
+    /** How long connecting to an upstream may take before the replica counts as unreachable, in milliseconds. */
+    UPSTREAM_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(10).default(2000),
     /**
      * The gateway's public URL (`https://api.example.com`), on which links are built (versions documents, paging
      * links, WWW-Authenticate), followed by the group prefix the client used. Empty: the request's own Host, or a

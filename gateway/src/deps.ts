@@ -9,7 +9,9 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from './config';
 import { GatewayMetrics } from './metrics/metrics';
+import { Replicas } from './proxy/replicas';
 import { RateLimits } from './ratelimit/ratelimit';
+import type { Group } from './routes';
 import { TokenCache } from './tokens/tokens.cache';
 import { KeystoneTokens } from './tokens/tokens.keystone';
 import { StaticTokens } from './tokens/tokens.static';
@@ -21,6 +23,8 @@ export interface GatewayDeps {
   tokens: TokenValidator;
   rateLimits: RateLimits;
   metrics: GatewayMetrics;
+  /** Each group's upstream replicas (proxy/replicas.ts), shared by the proxies and the readiness checks. */
+  upstreams: Record<Group, Replicas>;
   /** What `GET /ready` checks: each upstream's own `/ready` (required), Keystone (required when used), Redis. */
   readiness: Record<string, ReadinessCheck>;
   close(): Promise<void>;
@@ -89,18 +93,42 @@ export async function createGatewayDeps(config: GatewayConfig, logger: Logger, o
       )
     : StaticTokens.fromFile(config.TOKENS_FILE);
 
-  const upstream = (url: string): ReadinessCheck => ({
+  const cooldown = config.UPSTREAM_COOLDOWN_MS;
+  const upstreams: Record<Group, Replicas> = {
+    event: new Replicas(config.EVENT_QUERY_URL, cooldown),
+    lbaas: new Replicas(config.LBAAS_QUOTA_URL, cooldown),
+    domain: new Replicas(config.DOMAIN_QUOTA_URL, cooldown),
+  };
+  /** One replica's own `/ready`: ok and its checks. */
+  const replicaReady = async (url: string): Promise<{ ok: boolean; checks?: unknown }> => {
+    const r = await probe(`${url.replace(/\/+$/, '')}/ready`, 1500);
+    const checks = (r?.body as { checks?: unknown } | undefined)?.checks;
+    return { ok: r?.status === 200, ...(checks ? { checks } : {}) };
+  };
+  /**
+   * A service with one replica reports that replica's checks, as before replicas; with several it is ok while one
+   * replica is, and reports each by its URL: its status, whether the proxy skips it (cooling down) and its checks.
+   */
+  const upstream = (replicas: Replicas): ReadinessCheck => ({
     required: true,
     check: async () => {
-      const r = await probe(`${url.replace(/\/+$/, '')}/ready`);
-      const checks = (r?.body as { checks?: unknown } | undefined)?.checks;
-      return { ok: r?.status === 200, ...(checks ? { checks } : {}) };
+      const [only, ...more] = replicas.urls;
+      if (only !== undefined && more.length === 0) return replicaReady(only);
+      const each = await Promise.all(replicas.urls.map(async (url, i) => ({ url, i, ...(await replicaReady(url)) })));
+      const now = Date.now();
+      const checks = Object.fromEntries(
+        each.map((r) => [
+          r.url,
+          { status: r.ok ? 'ok' : 'down', cooling_down: replicas.coolingDown(r.i, now), ...(r.checks ? { checks: r.checks } : {}) },
+        ]),
+      );
+      return { ok: each.some((r) => r.ok), checks };
     },
   });
   const readiness: Record<string, ReadinessCheck> = {
-    'event-query': upstream(config.EVENT_QUERY_URL),
-    'lbaas-quota': upstream(config.LBAAS_QUOTA_URL),
-    'domain-quota': upstream(config.DOMAIN_QUOTA_URL),
+    'event-query': upstream(upstreams.event),
+    'lbaas-quota': upstream(upstreams.lbaas),
+    'domain-quota': upstream(upstreams.domain),
   };
   if (config.KEYSTONE_URL) {
     // Keystone's version document needs no token; a 2xx/3xx means it serves.
@@ -115,6 +143,7 @@ export async function createGatewayDeps(config: GatewayConfig, logger: Logger, o
     tokens,
     rateLimits: new RateLimits(config, redis, `${prefix}rl:`),
     metrics,
+    upstreams,
     readiness,
     close: async () => {
       redis?.disconnect();

@@ -32,6 +32,20 @@ export class GatewayMetrics {
     labelNames: ['group', 'status'] as const,
     registers: [this.registry],
   });
+  /** Requests sent upstream (a retry counts again), by route group and replica (its base URL). */
+  readonly upstreamRequests = new Counter({
+    name: 'stratum_gateway_upstream_requests_total',
+    help: 'Requests sent to an upstream replica, retries included.',
+    labelNames: ['group', 'replica'] as const,
+    registers: [this.registry],
+  });
+  /** Reads sent again to another replica after the first could not be reached, by route group. */
+  readonly upstreamRetries = new Counter({
+    name: 'stratum_gateway_upstream_retries_total',
+    help: 'GET/HEAD requests retried on another replica after a connection failure.',
+    labelNames: ['group'] as const,
+    registers: [this.registry],
+  });
   /** Token checks, by where the answer came from: the in-process cache, Redis, or a miss (Keystone asked). */
   readonly tokenCache = new Counter({
     name: 'stratum_gateway_token_cache_total',
