@@ -132,6 +132,8 @@ export async function createDeps(config: EventQueryConfig, logger?: Logger): Pro
     close: async () => {
       clearInterval(expiry);
       await consumer?.close();
+      // What this replica ingested, for operators and the replicas bench (deploy/bench/replicas.ts).
+      if (consumer) log.info({ stats: consumer.stats }, 'ingest consumer closed');
       await forwardPublisher?.close();
       await bus?.close();
       await store.close();
