@@ -4,7 +4,7 @@
  * it to deploy/BENCHMARKS.md with the date and the machine's conditions.
  *
  * Environment: BENCH_SECONDS (per scenario, default 10), BENCH_CONNECTIONS (default 8). Suites: skeleton, events, ingest,
- * lbaas, domain, gateway (each file's header lists its own settings). Scenario names start with the operation's id in
+ * lbaas, domain, gateway, replicas (each file's header lists its own settings). Scenario names start with the operation's id in
  * docs/api (A1…A3 events.md, B1…B4 lbaas-quota.md, C1…C3 domain-quota.md).
  */
 
@@ -23,6 +23,7 @@ import { eventsBench } from './events';
 import { gatewayBench } from './gateway';
 import { ingestBench } from './ingest';
 import { lbaasBench } from './lbaas';
+import { replicasBench } from './replicas';
 import { startBenchStore } from './store';
 
 interface Scenario {
@@ -115,6 +116,7 @@ const SUITES: Record<string, { title: string; run: (seconds: number, connections
   lbaas: { title: 'Load balancer quotas at 10,000 projects', run: (seconds) => lbaasBench(seconds) },
   domain: { title: 'Department quotas (group C)', run: (seconds) => domainQuotaBench(seconds) },
   gateway: { title: 'Gateway overhead (B3, cached tokens)', run: gatewayBench },
+  replicas: { title: 'Replicas and failover', run: replicasBench },
 };
 
 /** Replaces (or appends) the `## title` section of the markdown `doc`. */

@@ -18,6 +18,8 @@ export interface BenchStore {
   postgres: RunningPostgres;
   /** `var/<name>`, the suite's folder. */
   dir: string;
+  /** FerretDB's process id (e.g. for CPU accounting). */
+  ferretdbPid: number;
   /** Starts sampling the memory of FerretDB, the PostgreSQL backends and `pids` (e.g. the stack's processes). */
   watchMemory(pids?: Record<string, number>): MemoryWatch;
   /** Stops FerretDB and leaves the cluster; drops the suite's database unless it is kept. */
@@ -53,6 +55,7 @@ export async function startBenchStore(name: string, database: string, opts: { ke
     database,
     postgres: store.postgres,
     dir,
+    ferretdbPid: store.ferretdb.process.pid ?? 0,
     watchMemory: (pids = {}) => watchMemory({ FerretDB: store.ferretdb.process.pid ?? 0, ...pids }, postmasterPid(store.postgres.dataDir)),
     stop: async () => {
       try {
