@@ -79,7 +79,10 @@ export const GatewayEnv = BaseServiceEnv.pick({ HOST: true, STRATUM_IDENTITY_SEC
     DOMAIN_QUOTA_URL: UpstreamUrls.default(['http://127.0.0.1:8783']),
     /** How long a replica that failed to connect is skipped (unless every replica of its service is), in milliseconds. */
     UPSTREAM_COOLDOWN_MS: z.coerce.number().int().min(0).default(2000),
-    /** How long connecting to an upstream may take before the replica counts as unreachable, in milliseconds. */
+    /**
+     * How long connecting to a replica may take before it counts as unreachable (a 504, a read retried elsewhere), in
+     * milliseconds; only for a service with several replicas (with one, UPSTREAM_TIMEOUT_MS alone applies, as before).
+     */
     UPSTREAM_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(10).default(2000),
     /**
      * The gateway's public URL (`https://api.example.com`), on which links are built (versions documents, paging

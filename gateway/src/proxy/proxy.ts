@@ -77,6 +77,7 @@ export function createProxies(
   const groupProxy = (group: Group): Middleware => {
     const replicas = upstreams[group];
     const sent = replicas.urls.map((url) => metrics.upstreamRequests.labels(group, url));
+    const several = replicas.urls.length > 1;
 
     /** Sends the request to replica `i` (its `retried` attempt when true). */
     const send = (req: ProxiedRequest, res: PlainResponse, next: Next, i: number, retried: boolean) => {
@@ -135,7 +136,8 @@ export function createProxies(
           proxyReq: (proxyReq, incoming) => {
             const req: ProxiedRequest = incoming;
             req[UPSTREAM] = proxyReq;
-            limitConnect(proxyReq, config.UPSTREAM_CONNECT_TIMEOUT_MS);
+            // With one replica there is nowhere else to go: it keeps today's behaviour (UPSTREAM_TIMEOUT_MS alone).
+            if (several) limitConnect(proxyReq, config.UPSTREAM_CONNECT_TIMEOUT_MS);
             proxyReq.once('response', () => {
               const attempt = req[ATTEMPT];
               if (attempt?.replica === i) attempt.responded = true;
