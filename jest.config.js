@@ -2,7 +2,13 @@
 const transform = {
   '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
 };
-const common = { transform, testEnvironment: 'node', moduleFileExtensions: ['ts', 'js', 'json'] };
+// var/ holds build output (var/images: image bundles with the packages' own package.json names), never tests or modules.
+const common = {
+  transform,
+  testEnvironment: 'node',
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  modulePathIgnorePatterns: ['<rootDir>/var/'],
+};
 
 module.exports = {
   projects: [
