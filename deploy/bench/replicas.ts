@@ -14,19 +14,21 @@
  *    with one replica per service and through a gateway with both (comma-separated upstream lists), alternately, same
  *    connections, with the CPU each process used.
  * 4. A replica killed mid-load: constant B3 and A1 reads and PUT quota / POST usage writes through the two-replica
- *    gateway; one lbaas-quota and one event-query replica get SIGKILL; requests are counted by status, with the time
- *    from the kill to the last failure.
+ *    gateway; one lbaas-quota and one event-query replica get SIGKILL and are started again on their ports a while
+ *    later; requests are counted by status and phase, with when each failure came.
  *
  * Environment: BENCH_SECONDS (part 3, per measurement), BENCH_CONNECTIONS (parts 3 and 4), and
- * - BENCH_REPLICAS_ROUNDS (default 2): measurements per operation and replica count, alternating order;
+ * - BENCH_REPLICAS_ROUNDS (default 3): measurements per operation and replica count, alternating order;
+ * - BENCH_REPLICAS_WARMUP_SECONDS (default 5): unrecorded load per operation and gateway first (JIT warm-up);
  * - BENCH_REPLICAS_MESSAGES (default 20000), BENCH_REPLICAS_RATE (default 4000 messages/s): part 1;
- * - BENCH_REPLICAS_FAILOVER_SECONDS (default 20), BENCH_REPLICAS_KILL_AFTER_SECONDS (default 7): part 4;
+ * - BENCH_REPLICAS_FAILOVER_SECONDS (default 25), BENCH_REPLICAS_KILL_AFTER_SECONDS (default 7),
+ *   BENCH_REPLICAS_RESTART_AFTER_SECONDS (default 10 after the kill; 0 = left dead): part 4;
  * - BENCH_AMQP_URL (default amqp://guest:guest@127.0.0.1:5672), BENCH_REDIS_URL (default redis://127.0.0.1:6379/0).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Identity, signIdentity } from '@stratum/identity';
@@ -56,10 +58,11 @@ interface Proc {
  * Starts `file` (an entry point under the repository) on a free port with `env` over the bench's environment and
  * waits for its health check. The IPC channel makes the child stop if the bench dies (http-kit's serve).
  * @param capture keep its stdout lines (JSON logs) in `lines`; otherwise stdout is discarded.
+ * @param onPort the port to listen on (a replica restarted where it was); default a free one.
  * @throws Error when it exits or does not become healthy (it is stopped then).
  */
-async function startProc(name: string, file: string, env: Record<string, string>, capture = false): Promise<Proc> {
-  const port = await freePort();
+async function startProc(name: string, file: string, env: Record<string, string>, capture = false, onPort?: number): Promise<Proc> {
+  const port = onPort ?? (await freePort());
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, file)], {
     cwd: ROOT,
     env: { ...process.env, ...env, PORT: String(port) },
@@ -120,6 +123,8 @@ function cpuWindow(pids: Record<string, number | undefined>, postmaster: number 
     t.PostgreSQL = postgresTicks(postmaster);
     const own = process.cpuUsage();
     t['bench (autocannon)'] = ((own.user + own.system) / 1e6) * CLK_TCK;
+    // Every core's busy time, in ticks too: what all processes on the machine used, ours and others'.
+    t['machine (all)'] = cpus().reduce((a, c) => a + c.times.user + c.times.nice + c.times.sys + c.times.irq, 0) / (1000 / CLK_TCK);
     return t;
   };
   const t0 = read();
@@ -359,24 +364,46 @@ interface Outcome {
   status: string;
 }
 
-/** Per-load summary of outcomes around a kill at `killAt`. */
-function failoverRow(label: string, outcomes: Outcome[], killAt: number, ok: (s: string) => boolean): string {
+/**
+ * Per-load summary of outcomes around a kill at `killAt` and the replicas answering again at `backAt` (undefined: not
+ * restarted): requests, failures by phase, and when each failure came (ms after the kill).
+ */
+function failoverRow(label: string, outcomes: Outcome[], killAt: number, backAt: number | undefined, ok: (s: string) => boolean): string {
   const counts = new Map<string, number>();
   for (const o of outcomes) counts.set(o.status, (counts.get(o.status) ?? 0) + 1);
   const failed = outcomes.filter((o) => !ok(o.status));
   const before = failed.filter((o) => o.at < killAt).length;
-  const after = failed.filter((o) => o.at >= killAt);
-  const last = after.length ? Math.max(...after.map((o) => o.at)) - killAt : undefined;
-  return `| ${label} | ${outcomes.length.toLocaleString('en')} | ${failed.length} (${((100 * failed.length) / Math.max(1, outcomes.length)).toFixed(2)} %) | ${statusList(counts)} | ${before} | ${last === undefined ? 'none failed' : `${last} ms`} |`;
+  const down = failed.filter((o) => o.at >= killAt && (backAt === undefined || o.at < backAt));
+  const after = backAt === undefined ? [] : failed.filter((o) => o.at >= backAt);
+  const offsets = down.map((o) => o.at - killAt);
+  const shown = offsets.length > 12 ? `${offsets.slice(0, 12).join(', ')}, … (${offsets.length})` : offsets.join(', ') || '—';
+  const pct = ((100 * failed.length) / Math.max(1, outcomes.length)).toFixed(2);
+  return `| ${label} | ${outcomes.length.toLocaleString('en')} | ${failed.length} (${pct} %) | ${statusList(counts)} | ${before} | ${down.length} | ${shown} | ${backAt === undefined ? '—' : after.length} |`;
+}
+
+/**
+ * The gateway's upstream counters (requests per replica, retries, errors) from its metrics listener on `port`, by
+ * `name{labels}`.
+ */
+async function upstreamCounters(port: number): Promise<Map<string, number>> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const out = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    const m = /^(stratum_gateway_upstream_\w+\{[^}]*\}) (\S+)$/.exec(line);
+    if (m) out.set(m[1] as string, Number(m[2]));
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 
 /** The suite: see the file's header. @returns its markdown section body. */
 export async function replicasBench(seconds: number, connections: number): Promise<string> {
-  const rounds = Number(process.env.BENCH_REPLICAS_ROUNDS ?? 2);
-  const failoverSeconds = Number(process.env.BENCH_REPLICAS_FAILOVER_SECONDS ?? 20);
+  const rounds = Number(process.env.BENCH_REPLICAS_ROUNDS ?? 3);
+  const warmup = Number(process.env.BENCH_REPLICAS_WARMUP_SECONDS ?? 5);
+  const failoverSeconds = Number(process.env.BENCH_REPLICAS_FAILOVER_SECONDS ?? 25);
   const killAfter = Number(process.env.BENCH_REPLICAS_KILL_AFTER_SECONDS ?? 7);
+  const restartAfter = Number(process.env.BENCH_REPLICAS_RESTART_AFTER_SECONDS ?? 10);
   const loadStart = loadAverage();
   const store = await startBenchStore('bench-replicas', 'stratum_bench_replicas');
   const secret = ensureSecret(join(store.dir, 'identity.secret'));
@@ -418,7 +445,7 @@ export async function replicasBench(seconds: number, connections: number): Promi
       lq.push(await start(`lbaas-quota ${n}`, 'services/lbaas-quota/src/server.ts', serviceEnv));
       dq.push(await start(`domain-quota ${n}`, 'services/domain-quota/src/server.ts', serviceEnv));
     }
-    const gatewayEnv = (ps: Proc[][]) => {
+    const gatewayEnv = (ps: Proc[][], metricsPort = '') => {
       const [e, l, d] = ps.map((list) => list.map((p) => p.url).join(','));
       return {
         ...common,
@@ -429,7 +456,7 @@ export async function replicasBench(seconds: number, connections: number): Promi
         DOMAIN_QUOTA_URL: d as string,
         RATE_LIMIT_PER_PROJECT: '0',
         RATE_LIMIT_PER_TOKEN: '0',
-        METRICS_PORT: '',
+        METRICS_PORT: metricsPort,
       };
     };
     const g1 = await start(
@@ -437,10 +464,11 @@ export async function replicasBench(seconds: number, connections: number): Promi
       'gateway/src/server.ts',
       gatewayEnv([[eq[0] as Proc], [lq[0] as Proc], [dq[0] as Proc]]),
     );
+    const metricsPort = await freePort();
     let g2: Proc | undefined;
     let g2Error = '';
     try {
-      g2 = await start('gateway (2 replicas each)', 'gateway/src/server.ts', gatewayEnv([eq, lq, dq]));
+      g2 = await start('gateway (2 replicas each)', 'gateway/src/server.ts', gatewayEnv([eq, lq, dq], String(metricsPort)));
     } catch (err) {
       g2Error = (err as Error).message;
     }
@@ -505,7 +533,7 @@ export async function replicasBench(seconds: number, connections: number): Promi
         const r = await fetch(`${g.url}${o.path}`, { headers: auth });
         if (r.status !== 200) throw new Error(`${o.op} via ${g.name} answered ${r.status}: ${(await r.text()).slice(0, 300)}`);
         process.stderr.write(`bench: replicas, warm-up ${o.op} via ${g.name}\n`);
-        await cannon(g.url, o.path, auth, 3, connections).done;
+        await cannon(g.url, o.path, auth, warmup, connections).done;
       }
       for (let round = 1; round <= rounds; round++) {
         const order = round % 2 === 1 ? gateways : [...gateways].reverse();
@@ -541,7 +569,7 @@ export async function replicasBench(seconds: number, connections: number): Promi
         .join(', ');
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
     const throughput = [
-      `- ${connections} connections, ${rounds} rounds of ${seconds} s per operation and replica count (1, 2 | 2, 1 | …), after 3 s of unrecorded warm-up each; member token of the sample project (static tokens file)`,
+      `- ${connections} connections, ${rounds} rounds of ${seconds} s per operation and replica count (1, 2 | 2, 1 | …), after ${warmup} s of unrecorded warm-up each; member token of the sample project (static tokens file)`,
       '- CPU: % of one core over the window, from /proc (PostgreSQL = the postmaster and all its backends; bench = this process, autocannon)',
       '',
       '| operation | replicas | round | req/s | p50 ms | p99 ms | non-2xx | errors | CPU % by process |',
@@ -551,17 +579,33 @@ export async function replicasBench(seconds: number, connections: number): Promi
           `| ${m.op} | ${m.replicas} | ${m.round} | ${Math.round(m.rps)} | ${m.p50} | ${m.p99} | ${m.non2xx} | ${m.errors} | ${cpuCell(m)} |`,
       ),
       '',
-      '| operation | req/s, 1 replica (mean of rounds) | req/s, 2 replicas | 2 ÷ 1 |',
-      '|---|---|---|---|',
+      '| operation | replicas | req/s (mean of rounds) | p50 / p99 ms | gateway CPU µs/req | service CPU µs/req (replicas summed) | store CPU µs/req (FerretDB + PostgreSQL) | machine busy % (both cores, all processes) |',
+      '|---|---|---|---|---|---|---|---|',
+      ...ops.flatMap((o) =>
+        gateways.map(([n]) => {
+          const ms = measurements.filter((m) => m.op === o.op && m.replicas === n);
+          const rps = mean(ms.map((m) => m.rps));
+          const perRequest = (f: (c: Record<string, number>) => number) =>
+            mean(ms.map((m) => (f(m.cpu) * 10_000) / Math.max(1, m.rps))).toFixed(0);
+          const service = (c: Record<string, number>) =>
+            Object.entries(c)
+              .filter(([k]) => / [ab]$/.test(k))
+              .reduce((a, [, v]) => a + v, 0);
+          return `| ${o.op} | ${n} | ${Math.round(rps)} | ${mean(ms.map((m) => m.p50)).toFixed(1)} / ${mean(ms.map((m) => m.p99)).toFixed(1)} | ${perRequest((c) => c.gateway ?? 0)} | ${perRequest(service)} | ${perRequest((c) => (c.FerretDB ?? 0) + (c.PostgreSQL ?? 0))} | ${mean(ms.map((m) => (m.cpu['machine (all)'] ?? 0) / 2)).toFixed(0)} |`;
+        }),
+      ),
+      '',
       ...ops.map((o) => {
         const one = mean(measurements.filter((m) => m.op === o.op && m.replicas === 1).map((m) => m.rps));
         const two = mean(measurements.filter((m) => m.op === o.op && m.replicas === 2).map((m) => m.rps));
-        return `| ${o.op} | ${Math.round(one)} | ${g2 ? Math.round(two) : '—'} | ${g2 ? (two / one).toFixed(2) : '—'} |`;
+        return g2 ? `- ${o.op.split(' ')[0]}: 2 replicas ÷ 1 replica = **${(two / one).toFixed(2)}** (throughput)` : '';
       }),
       '',
-      'This machine has 2 cores for everything: the gateway, the service replicas, FerretDB, PostgreSQL, Redis and',
-      'autocannon. A second replica adds no CPU, it competes for the same two cores, so the 2 ÷ 1 ratio here shows the',
-      "cost of spreading (more processes, less cache warmth per process), not the scale-out a second node would give; the CPU column shows where the time goes. On separate nodes a replica's throughput is bounded by its own CPU (service CPU per request, from the gateway suite) and by the store.",
+      'This machine has 2 cores for everything: the gateway, the service replicas, FerretDB, PostgreSQL, Redis,',
+      'autocannon and whatever else runs on it. A second replica on the same machine adds no CPU: it competes for the',
+      'same two cores with the gateway and the store, so the 2 ÷ 1 ratio is what a second replica costs or gains without',
+      "more hardware, not the scale-out a second node would give. The CPU per request separates each process's own cost",
+      "from the contention; machine busy counts every process on the machine, other helpers' work included.",
     ];
     sections.push('### 3. Throughput at 1 vs 2 replicas', '', ...throughput, '');
 
@@ -613,22 +657,45 @@ export async function replicasBench(seconds: number, connections: number): Promi
         }
       });
       await sleep(killAfter * 1000);
+      const metricsBefore = await upstreamCounters(metricsPort);
       const killAt = Date.now();
-      for (const p of [lq[1], eq[1]]) p?.child.kill('SIGKILL');
+      const victims = [lq[1], eq[1]] as Proc[];
+      for (const p of victims) p.child.kill('SIGKILL');
+      let backAt: number | undefined;
+      if (restartAfter > 0) {
+        // As an orchestrator would: a new process on the same port (the gateway's list names it) after a while.
+        await sleep(restartAfter * 1000);
+        process.stderr.write('bench: replicas, failover: restarting the killed replicas on their ports\n');
+        const file = (p: Proc) => (p === lq[1] ? 'services/lbaas-quota/src/server.ts' : 'services/event-query/src/server.ts');
+        const restarted = await Promise.all(
+          victims.map((p) => startProc(`${p.name} (restarted)`, file(p), serviceEnv, false, Number(new URL(p.url).port))),
+        );
+        procs.push(...restarted);
+        backAt = Date.now();
+      }
       await Promise.all([...loads, ...writers]);
+      const metricsAfter = await upstreamCounters(metricsPort);
+      // The first process on a URL names it (a restarted replica keeps its name).
+      const replicaName = new Map([...procs].reverse().map((p) => [p.url, p.name]));
+      const counters = [...metricsAfter]
+        .map(([k, v]) => [k, v - (metricsBefore.get(k) ?? 0)] as const)
+        .filter(([, v]) => v > 0)
+        .map(([k, v]) => `\`${k.replace(/http:\/\/127\.0\.0\.1:\d+/, (u) => replicaName.get(u) ?? u)}\` ${v}`);
       const ok2xx = (s: string) => s === '200';
       const okWrite = (s: string) => s === '200' || s === '202';
       sections.push(
         '### 4. A replica killed mid-load',
         '',
         `- through the gateway with both replicas: B3 and A1 reads (${readConnections} connections each, autocannon) and 4 writers in a loop (PUT quota → 202, POST usage consume 1 → 200, POST usage release 1 → 200; cloud admin token), for ${failoverSeconds} s`,
-        `- after ${killAfter} s: SIGKILL of lbaas-quota b and event-query b (not restarted); a failure is any other status or a connection error seen by the client`,
+        `- after ${killAfter} s: SIGKILL of lbaas-quota b and event-query b; ${backAt === undefined ? 'not restarted' : `${restartAfter} s later a new process of each on the same port (answering its health check ${((backAt - killAt) / 1000).toFixed(1)} s after the kill)`}; a failure is any other status or a connection error seen by the client; the gateway skips a replica that failed to connect for UPSTREAM_COOLDOWN_MS (default 2 s), then tries it again`,
         '',
-        '| load | requests | failed | by status | failed before the kill | last failure after the kill |',
-        '|---|---|---|---|---|---|',
-        failoverRow('B3 reads (lbaas-quota)', outcomes.B3, killAt, ok2xx),
-        failoverRow('A1 reads (event-query)', outcomes.A1, killAt, ok2xx),
-        failoverRow('writes (lbaas-quota)', outcomes.write, killAt, okWrite),
+        '| load | requests | failed | by status | failed before the kill | failed while a replica was down | when (ms after the kill) | failed after the restart |',
+        '|---|---|---|---|---|---|---|---|',
+        failoverRow('B3 reads (lbaas-quota)', outcomes.B3, killAt, backAt, ok2xx),
+        failoverRow('A1 reads (event-query)', outcomes.A1, killAt, backAt, ok2xx),
+        failoverRow('writes (lbaas-quota)', outcomes.write, killAt, backAt, okWrite),
+        '',
+        `The gateway's upstream counters from the kill to the end of the load (GET /metrics, differences): ${counters.join(', ') || 'none'}.`,
         '',
       );
     } else {
