@@ -1,7 +1,7 @@
 /**
- * Runs an express app as a process: listen, log the address, close cleanly on SIGTERM/SIGINT.
+ * Runs an express app as a process: listen, log the address, drain and close cleanly on SIGTERM/SIGINT.
  */
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 
@@ -13,9 +13,9 @@ export interface Listenable {
 import type { Logger } from 'pino';
 
 /**
- * Listens on `host:port` (port 0 = ephemeral) and installs graceful shutdown that stops accepting connections,
- * then runs `close` (store and cache connections): on SIGTERM, SIGINT, or when the IPC channel of the launcher that
- * started the process closes.
+ * Listens on `host:port` (port 0 = ephemeral) and installs graceful shutdown (drainOnStop: requests in flight are
+ * answered, then `close` runs: store and cache connections) on SIGTERM, SIGINT, or when the IPC channel of the
+ * launcher that started the process closes.
  * @returns the bound port.
  */
 export async function serve(app: Listenable, host: string, port: number, logger: Logger, close: () => Promise<void>): Promise<number> {
@@ -27,14 +27,7 @@ export async function serve(app: Listenable, host: string, port: number, logger:
   server.keepAliveTimeout = 65_000;
   const bound = (server.address() as AddressInfo).port;
   logger.info({ host, port: bound }, 'listening');
-  const stop = (signal: string) => {
-    logger.info({ signal }, 'shutting down');
-    server.close(() => {
-      close().finally(() => process.exit(0));
-    });
-    server.closeAllConnections();
-    setTimeout(() => process.exit(1), 10_000).unref();
-  };
+  const stop = drainOnStop(server, logger, close);
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
   // Started by a launcher with an IPC channel (deploy/src/processes.ts): the channel closes when the launcher exits,
@@ -44,6 +37,44 @@ export async function serve(app: Listenable, host: string, port: number, logger:
     process.once('disconnect', () => stop('launcher exited'));
   }
   return bound;
+}
+
+/** How long in-flight requests may take to finish after SIGTERM before the process exits anyway (ms). */
+export const DRAIN_TIMEOUT_MS = 10_000;
+
+/**
+ * Graceful stop of `server`: stop accepting connections, let every request in flight finish (its response tells the
+ * client `Connection: close`), close keep-alive connections as they fall idle, then run `close` and exit 0. After
+ * DRAIN_TIMEOUT_MS the remaining connections are cut and the process exits 1. Kubernetes sends SIGTERM and waits
+ * `terminationGracePeriodSeconds` (30 s by default), so a request being served when a pod is stopped is answered.
+ * @returns the stop function (idempotent), given the reason to log.
+ */
+export function drainOnStop(server: Server, logger: Logger, close: () => Promise<void>): (reason: string) => void {
+  const inFlight = new Set<ServerResponse>();
+  let stopping = false;
+  server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
+    if (stopping && !res.headersSent) res.setHeader('Connection', 'close');
+    inFlight.add(res);
+    res.once('close', () => {
+      inFlight.delete(res);
+      if (stopping) server.closeIdleConnections();
+    });
+  });
+  return (reason: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal: reason, in_flight: inFlight.size }, 'shutting down');
+    for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
+    server.close(() => {
+      close().finally(() => process.exit(0));
+    });
+    server.closeIdleConnections();
+    setTimeout(() => {
+      logger.warn({ in_flight: inFlight.size }, 'requests still in flight at the drain timeout; closing their connections');
+      server.closeAllConnections();
+      process.exit(1);
+    }, DRAIN_TIMEOUT_MS).unref();
+  };
 }
 
 /**
