@@ -1,7 +1,7 @@
 /**
  * Two real lbaas-quota processes behind one gateway (LBAAS_QUOTA_URL lists both): both take traffic, reads keep
- * answering 200 while one replica is killed (SIGKILL) mid-load, a write sent to the dead replica is the group's 503
- * and is not retried, and `/ready` reports each replica.
+ * answering 200 while one replica is killed (SIGKILL) mid-load, a write the dead replica refused goes to the live one,
+ * the group's 503 when none is left, and `/ready` reports each replica.
  */
 
 import type { ChildProcess } from 'node:child_process';
@@ -37,6 +37,8 @@ describe('replicas of a service behind the gateway', () => {
 
   const admin = () => ({ ...tokenOf(stack, 'admin'), 'Content-Type': 'application/json' });
   const getQuota = (project: string) => fetch(`${gateway.url}/v2.0/lbaas/quotas/${project}`, { headers: admin() });
+  const put = (project: string, pool: number) =>
+    fetch(`${gateway.url}/v2.0/lbaas/quotas/${project}`, { method: 'PUT', headers: admin(), body: JSON.stringify({ quota: { pool } }) });
   /** Requests the gateway sent to each replica so far, by URL, and its retries. */
   const sent = async () => {
     const m = stack.gatewayDeps.metrics;
@@ -90,33 +92,31 @@ describe('replicas of a service behind the gateway', () => {
     expect(lbaas?.checks?.[urls[1] as string]?.status).toBe('ok');
   });
 
-  it('answers a write sent to the dead replica with the group 503, without retrying it', async () => {
+  it('sends a write the dead replica refused to the live one (nothing was sent), once', async () => {
     // Once the dead replica's cool-down has passed it takes its turn again.
     await waitFor('the cool-down to pass', async () => {
       const lbaas = (await ready()).checks['lbaas-quota'];
       return lbaas?.checks?.[urls[0] as string]?.cooling_down === false;
     });
     const before = await sent();
-    const put = (project: string) =>
-      fetch(`${gateway.url}/v2.0/lbaas/quotas/${project}`, {
-        method: 'PUT',
-        headers: admin(),
-        body: JSON.stringify({ quota: { pool: 7 } }),
-      });
-    // Round-robin over two replicas: one of two consecutive writes goes to the dead one.
-    const outcomes: { project: string; status: number; body: Record<string, unknown> }[] = [];
-    for (let i = 0; i < 2 && !outcomes.some((o) => o.status === 503); i++) {
-      const project = uuid();
-      const res = await put(project);
-      outcomes.push({ project, status: res.status, body: (await res.json()) as Record<string, unknown> });
-    }
-    const failed = outcomes.find((o) => o.status === 503);
-    expect(failed?.body).toMatchObject({ faultcode: 'Server', faultstring: expect.stringContaining('(Service Unavailable)') });
-    for (const o of outcomes) if (o !== failed) expect(o.status).toBe(202);
+    // Round-robin over two replicas: one of two consecutive writes is given to the dead one first.
+    const projects = [uuid(), uuid()];
+    for (const project of projects) expect((await put(project, 7)).status).toBe(202);
     const after = await sent();
-    expect(after.retries).toBe(before.retries);
-    // Not retried: the live replica never stored it.
-    const stored = (await (await getQuota(failed?.project ?? '')).json()) as { quota: { pool: number } };
-    expect(stored.quota.pool).not.toBe(7);
+    expect(after.retries - before.retries).toBe(1);
+    for (const project of projects) {
+      const stored = (await (await getQuota(project)).json()) as { quota: { pool: number } };
+      expect(stored.quota.pool).toBe(7);
+    }
+  });
+
+  it("answers the group's 503 when no replica can be reached", async () => {
+    const survivor = children[1] as ChildProcess;
+    survivor.kill('SIGKILL');
+    await once(survivor, 'exit');
+    const project = uuid();
+    const res = await put(project, 9);
+    expect(res.status).toBe(503);
+    expect(await res.json()).toMatchObject({ faultcode: 'Server', faultstring: expect.stringContaining('(Service Unavailable)') });
   });
 });

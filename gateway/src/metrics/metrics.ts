@@ -39,10 +39,10 @@ export class GatewayMetrics {
     labelNames: ['group', 'replica'] as const,
     registers: [this.registry],
   });
-  /** Reads sent again to another replica after the first could not be reached, by route group. */
+  /** Requests sent again to another replica after the first could not be reached (or a read got nothing back), by route group. */
   readonly upstreamRetries = new Counter({
     name: 'stratum_gateway_upstream_retries_total',
-    help: 'GET/HEAD requests retried on another replica after a connection failure.',
+    help: 'Requests retried on another replica after a connection failure.',
     labelNames: ['group'] as const,
     registers: [this.registry],
   });

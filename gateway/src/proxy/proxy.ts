@@ -2,9 +2,10 @@
  * The proxy to each group's upstream (http-proxy-middleware over kept-alive connections): signs the forwarded
  * identity onto the upstream request (auth/identity.ts) and answers an upstream failure in the group's shape.
  *
- * A group's upstream may be several replicas (replicas.ts): each request goes to one round-robin; a GET or HEAD that
- * got nothing back because the replica could not be reached is sent once more to another replica (signed anew for
- * that request, the buffered body written again); anything else is answered 502/503/504 as with one replica.
+ * A group's upstream may be several replicas (replicas.ts): each request goes to one round-robin; a request the
+ * replica could not be reached for (any method), or a GET or HEAD that got nothing back, is sent once more to another
+ * replica (signed anew for that request, the buffered body written again: `retriable`); anything else is answered
+ * 502/503/504 as with one replica.
  */
 import { Agent, type ClientRequest, ServerResponse } from 'node:http';
 import { createProxyMiddleware, proxyEventsPlugin } from 'http-proxy-middleware';

@@ -72,8 +72,14 @@ describe('retriable', () => {
     },
   );
 
-  it.each(['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])('never retries a %s', (method) => {
-    expect(retriable({ ...base, method })).toBe(false);
+  it.each(['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])('retries a %s only when the replica was never reached', (method) => {
+    for (const code of ['ECONNREFUSED', 'EHOSTUNREACH', 'UPSTREAM_CONNECT_TIMEOUT']) {
+      expect(retriable({ ...base, method, code })).toBe(true);
+      expect(retriable({ ...base, method, code, retried: true })).toBe(false);
+    }
+    // A reset or broken pipe may come after the write was applied.
+    expect(retriable({ ...base, method, code: 'ECONNRESET' })).toBe(false);
+    expect(retriable({ ...base, method, code: 'EPIPE' })).toBe(false);
   });
 
   it('never retries once a response began, after a timeout, or on garbage from the upstream', () => {

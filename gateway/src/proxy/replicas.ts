@@ -66,13 +66,16 @@ export class Replicas {
 /** The network errors that mean the upstream was never reached: the replica failed to connect (and cools down). */
 const CONNECT_FAILURES = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'UPSTREAM_CONNECT_TIMEOUT']);
 
-/** Whether `code` says the replica could not be connected to (a cool-down, and a retry for a read). */
+/** Whether `code` says the replica could not be connected to (a cool-down, and a retry of any request). */
 export const failedToConnect = (code: string | undefined): boolean => CONNECT_FAILURES.has(code ?? '');
 
 /**
- * Whether a failed upstream request may be sent again to another replica: only a GET or HEAD (idempotent, no body),
- * only once, and only when nothing came back: the replica could not be connected to, or the connection was reset or
- * broken (ECONNRESET, EPIPE: a replica killed, a kept-alive connection closed under the request) before any response.
+ * Whether a failed upstream request may be sent again to another replica, once, when nothing came back:
+ * - any request, whatever its method, when the replica could not be connected to (failedToConnect): no byte of it
+ *   was sent, so a write cannot have been applied (the gateway holds its body, buffered, to send again);
+ * - a GET or HEAD (idempotent, no body) also when the connection was reset or broken (ECONNRESET, EPIPE: a replica
+ *   killed, a kept-alive connection closed under the request) before any response. A write is not: it may have
+ *   been applied before the connection broke.
  * A request the upstream took too long to answer is not retried (it may have been served).
  */
 export function retriable(failure: {
@@ -83,6 +86,7 @@ export function retriable(failure: {
   timedOut: boolean;
 }): boolean {
   if (failure.retried || failure.responded || failure.timedOut) return false;
+  if (failedToConnect(failure.code)) return true;
   if (failure.method !== 'GET' && failure.method !== 'HEAD') return false;
-  return failedToConnect(failure.code) || failure.code === 'ECONNRESET' || failure.code === 'EPIPE';
+  return failure.code === 'ECONNRESET' || failure.code === 'EPIPE';
 }
