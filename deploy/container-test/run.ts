@@ -8,7 +8,8 @@
  *   3. one lbaas-quota replica killed (SIGKILL) under load: reads keep being served by the other (failures counted);
  *   4. event-query restarted alone (kube down + play of its Deployment) while the other groups are loaded: they keep
  *      serving; then domain-quota restarted replica by replica under its own load;
- * then everything is taken down. Prints timings. Exits 1 on a failed check, 0 with "SKIPPED: <reason>" only when not
+ * then everything is taken down. Prints timings. With `--up` (deploy/scripts/kube-up.sh) it stops after step 1 and
+ * keeps the stack up until SIGINT/SIGTERM. Exits 1 on a failed check, 0 with "SKIPPED: <reason>" only when not
  * root (rootful podman: the images and networks are root's).
  *
  * Why forwarders: the machine's services listen on 127.0.0.1 only, which pods cannot reach; forwarders of ours listen
@@ -58,12 +59,6 @@ const GROUP_PATHS = {
   lbaas: '/v2.0/lbaas/quotas/defaults',
   domain: '/v3/domain_usage',
 } as const;
-type Group = keyof typeof GROUP_PATHS;
-const GROUP_OF: Record<Exclude<ProcessName, 'gateway'>, Group> = {
-  'event-query': 'event',
-  'lbaas-quota': 'lbaas',
-  'domain-quota': 'domain',
-};
 
 class Failed extends Error {}
 const execFileAsync = promisify(execFile);
@@ -315,6 +310,15 @@ async function main(): Promise<void> {
         true,
         `${g}/ready: ${JSON.stringify(Object.fromEntries(Object.entries(ready.checks).map(([k, v]) => [k, Object.keys(v.checks ?? {})])))}`,
       );
+    }
+    if (process.argv.includes('--up')) {
+      // deploy/scripts/kube-up.sh: the stack stays up (this process holds the forwarders and the store) until a signal.
+      log(`UP: gateways ${gateways.join(' and ')} (metrics on port 8790), admin token ${admin}. Ctrl-C takes it all down.`);
+      await new Promise<void>((ok) => {
+        process.once('SIGINT', ok);
+        process.once('SIGTERM', ok);
+      });
+      return;
     }
 
     // 2. Both replicas of each service serve.
