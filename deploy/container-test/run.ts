@@ -318,6 +318,8 @@ async function main(): Promise<void> {
         process.once('SIGINT', ok);
         process.once('SIGTERM', ok);
       });
+      // A second Ctrl-C would kill this process halfway through the teardown.
+      process.on('SIGINT', () => log('taking the stack down, a few seconds'));
       return;
     }
 
@@ -429,7 +431,7 @@ async function main(): Promise<void> {
   } finally {
     await timed('teardown', async () => {
       if (stack) {
-        for (const f of Object.values(stack.files)) await podman(['kube', 'down', f], true);
+        await Promise.all(Object.values(stack.files).map((f) => podman(['kube', 'down', f], true)));
         for (const name of stack.secrets) await podman(['secret', 'rm', name], true);
       }
       await podman(['volume', 'rm', '-f', 'stratum-tokens'], true);

@@ -4,10 +4,10 @@
 # volume. The network stratum-kube stays (empty, it costs nothing). Idempotent.
 set -u
 command -v podman >/dev/null 2>&1 || exit 0
-for svc in gateway event-query lbaas-quota domain-quota; do
-  for i in 0 1 2; do podman pod rm -f "$svc-pod-$i" >/dev/null 2>&1; done
+for pod in stratum-kube-anchor $(for svc in gateway event-query lbaas-quota domain-quota; do echo "$svc-pod-0 $svc-pod-1 $svc-pod-2"; done); do
+  # 2 s to stop: with their store forwarders gone the processes cannot drain cleanly anyway.
+  podman pod exists "$pod" 2>/dev/null && podman pod rm -f -t 2 "$pod" >/dev/null 2>&1
 done
-podman pod rm -f stratum-kube-anchor >/dev/null 2>&1
 for s in stratum-identity stratum-connections stratum-tokens; do podman secret rm "$s" >/dev/null 2>&1; done
 podman volume rm -f stratum-tokens >/dev/null 2>&1
 echo "kube-down: podman overlay pods, secrets and volume removed"

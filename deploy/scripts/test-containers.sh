@@ -16,4 +16,5 @@ cd "$ROOT"
 T0=$(date +%s)
 sh deploy/scripts/build-images.sh
 echo "containers test: images built in $(($(date +%s) - T0)) s"
-exec pnpm exec tsx deploy/container-test/run.ts "$@"
+# node itself (no pnpm/tsx wrapper processes): Ctrl-C then reaches only the runner, which takes the stack down.
+exec node --import tsx deploy/container-test/run.ts "$@"
