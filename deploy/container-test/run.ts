@@ -18,14 +18,15 @@
  * in one network namespace.
  */
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { ROOT, type RunningStore, startStore } from '@stratum/store-runtime';
 import { MongoClient } from 'mongodb';
+import { Connection } from 'rabbitmq-client';
 import { ensureTokensFile } from '../src/tokens';
 import { type Forwarder, forward } from './forward';
 import {
@@ -52,6 +53,22 @@ const ANCHOR = 'stratum-kube-anchor';
 const ANCHOR_IP = '10.89.18.2';
 const WORK = join(ROOT, 'var', 'container-test');
 const READY_TIMEOUT_MS = 120_000;
+
+/** This run's RabbitMQ names (the machine's broker is shared: its own queues and exchanges, deleted at the end). */
+function busNames(runId: string) {
+  const p = `stratum.ctr-${runId}`;
+  return {
+    ingestQueue: `${p}.notifications`,
+    deadLetterQueue: `${p}.notifications.dead`,
+    registryQueue: `${p}.registry`,
+    novaExchange: `${p}.nova`,
+    forwardExchange: `${p}.events`,
+    auditExchange: `${p}.audit`,
+  };
+}
+type BusNames = ReturnType<typeof busNames>;
+/** Notifications published to the ingestion queue, to show both event-query replicas consume it. */
+const NOTIFICATIONS = 200;
 
 /** A route of each group, with the token's answer expected 200. */
 const GROUP_PATHS = {
@@ -154,6 +171,50 @@ async function replicaCounts(metricsUrls: string[]): Promise<Record<string, numb
   return counts;
 }
 
+/** The machine's RabbitMQ (what the forwarder at 10.89.18.1:5672 leads to). */
+const AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672';
+
+/**
+ * Publishes NOTIFICATIONS Nova notifications (the captured samples, deploy/samples, cycled with fresh message_ids) to
+ * this run's nova exchange, as oslo.messaging does (topic `notifications.info`), with publisher confirms.
+ * @returns their message_ids (the stored events' _id).
+ */
+async function publishNotifications(bus: BusNames): Promise<string[]> {
+  const manifest = readFileSync(join(ROOT, 'deploy/samples/notifications.manifest.jsonl'), 'utf8').trim().split('\n');
+  const bodies = readFileSync(join(ROOT, 'deploy/samples/notifications.jsonl'), 'utf8').trim().split('\n');
+  const nova = manifest
+    .map((l, i) => ({ m: JSON.parse(l) as { exchange: string; routing_key: string; message_id: string }, body: bodies[i] ?? '' }))
+    .filter((x) => x.m.exchange === 'nova' && x.m.routing_key === 'notifications.info');
+  if (nova.length === 0) throw new Failed('no nova notifications in deploy/samples');
+  const amqp = new Connection(AMQP_URL);
+  const publisher = amqp.createPublisher({ confirm: true });
+  const ids: string[] = [];
+  try {
+    // Non-durable, as the consumer declares it (INGEST_EXCHANGES_DURABLE=false, oslo.messaging's default).
+    await amqp.exchangeDeclare({ exchange: bus.novaExchange, type: 'topic', durable: false });
+    for (let i = 0; i < NOTIFICATIONS; i++) {
+      const sample = nova[i % nova.length];
+      if (!sample) continue;
+      const id = randomUUID();
+      ids.push(id);
+      await publisher.send(
+        {
+          exchange: bus.novaExchange,
+          routingKey: 'notifications.info',
+          contentType: 'application/json',
+          contentEncoding: 'utf-8',
+          durable: true,
+        },
+        Buffer.from(sample.body.split(sample.m.message_id).join(id)),
+      );
+    }
+  } finally {
+    await publisher.close();
+    await amqp.close();
+  }
+  return ids;
+}
+
 /** The podman network stratum-kube with the overlay's subnet, and the bridge up with its gateway address. */
 async function ensureNetwork(): Promise<void> {
   const existing = (await podman(['network', 'inspect', NETWORK, '--format', '{{range .Subnets}}{{.Subnet}} {{end}}'], true)).trim();
@@ -183,13 +244,30 @@ interface Stack {
  * values; the identity secret generated), and per Deployment a file with the ConfigMaps and that Deployment (so one
  * service can be taken down and played again alone).
  */
-async function prepare(database: string, identitySecret: string, tokensJson: string): Promise<Stack> {
+async function prepare(database: string, identitySecret: string, tokensJson: string, bus: BusNames): Promise<Stack> {
   const objects = parseManifests(renderOverlay(ROOT, 'podman'));
   const configMaps = objects.filter((o) => o.kind === 'ConfigMap');
   find(objects, 'ConfigMap', 'stratum-services').data = {
     ...find(objects, 'ConfigMap', 'stratum-services').data,
     MONGODB_DATABASE: database,
   };
+  // This run's own queues and exchanges on the shared broker.
+  const set = (name: string, data: Record<string, string>) => {
+    const cm = find(objects, 'ConfigMap', name);
+    cm.data = { ...cm.data, ...data };
+  };
+  set('event-query-config', {
+    INGEST_QUEUE: bus.ingestQueue,
+    INGEST_DEAD_LETTER_QUEUE: bus.deadLetterQueue,
+    INGEST_EXCHANGES: bus.novaExchange,
+    INGEST_CEILOMETER_EXCHANGE: '',
+    EVENT_FORWARD_EXCHANGE: bus.forwardExchange,
+  });
+  set('domain-quota-config', {
+    REGISTRY_QUEUE: bus.registryQueue,
+    REGISTRY_EVENTS_EXCHANGE: bus.forwardExchange,
+    AUDIT_NOTIFICATION_EXCHANGE: bus.auditExchange,
+  });
   find(objects, 'ConfigMap', 'stratum-tokens').data = { 'tokens.json': tokensJson };
   const secrets: string[] = [];
   for (const s of objects.filter((o) => o.kind === 'Secret')) {
@@ -261,7 +339,9 @@ async function main(): Promise<void> {
   const forwarders: Forwarder[] = [];
   let store: RunningStore | undefined;
   let stack: Stack | undefined;
-  const database = `stratum_ctr_${randomBytes(4).toString('hex')}`;
+  const runId = randomBytes(4).toString('hex');
+  const database = `stratum_ctr_${runId}`;
+  const bus = busNames(runId);
   try {
     store = await timed('store (FerretDB on the test cluster)', () => startStore({ purpose: 'test' }));
     const storePort = Number(new URL(store.uri).port);
@@ -279,7 +359,7 @@ async function main(): Promise<void> {
 
     rmSync(join(WORK, 'tokens.json'), { force: true });
     const { file: tokensFile, admin } = ensureTokensFile(join(WORK, 'tokens.json'));
-    const s = await prepare(database, randomBytes(32).toString('hex'), JSON.stringify(tokensFile));
+    const s = await prepare(database, randomBytes(32).toString('hex'), JSON.stringify(tokensFile), bus);
     stack = s;
     const all = Object.values(s.pods).flat();
     // Leftovers of an interrupted run would hold the names and addresses.
@@ -339,6 +419,22 @@ async function main(): Promise<void> {
       );
     }
 
+    // Ingestion: both event-query replicas consume the one queue (their split is read at step 4, when they stop).
+    const ids = await timed(`${NOTIFICATIONS} notifications published and stored`, async () => {
+      const published = await publishNotifications(bus);
+      const client = await MongoClient.connect(store?.uri ?? '');
+      try {
+        const events = client.db(database).collection<{ _id: string }>('events');
+        await until(`${NOTIFICATIONS} events stored`, async () =>
+          (await events.countDocuments({ _id: { $in: published } })) === published.length ? true : undefined,
+        );
+      } finally {
+        await client.close();
+      }
+      return published;
+    });
+    check(ids.length === NOTIFICATIONS, `${NOTIFICATIONS} notifications on ${bus.ingestQueue} stored as ${NOTIFICATIONS} events`);
+
     // 3. A replica killed under load.
     const victim = s.pods['lbaas-quota'][1];
     if (!victim) throw new Failed('no second lbaas-quota replica');
@@ -376,6 +472,20 @@ async function main(): Promise<void> {
         load(gateways, GROUP_PATHS.domain, admin, { stop: () => !restarting, concurrency: 2 }),
       ]);
       try {
+        // Stopped first (SIGTERM: each consumer logs what it ingested), then taken down and played again.
+        await Promise.all(s.pods['event-query'].map((p) => podman(['stop', '--time', '30', `${p.pod}-${p.deployment}`])));
+        const split = await Promise.all(
+          s.pods['event-query'].map(async (p) => {
+            const line = (await podman(['logs', `${p.pod}-${p.deployment}`])).split('\n').find((l) => l.includes('ingest consumer closed'));
+            const stats = (line ? JSON.parse(line) : {}) as { stats?: { stored: number; duplicates: number } };
+            return { pod: p.pod, stored: stats.stats?.stored ?? 0, duplicates: stats.stats?.duplicates ?? 0 };
+          }),
+        );
+        const stored = split.reduce((n, x) => n + x.stored, 0);
+        check(
+          split.every((x) => x.stored > 0) && stored === NOTIFICATIONS,
+          `both event-query replicas consumed the one queue: ${split.map((x) => `${x.pod} stored ${x.stored} (duplicates ${x.duplicates})`).join(', ')}; ${stored} in all`,
+        );
         await podman(['kube', 'down', s.files['event-query']]);
         const during = await get(`${gateways[0]}${GROUP_PATHS.event}`, admin);
         log(`event group while event-query is down: ${during.status} ${during.body.slice(0, 160)}`);
@@ -437,6 +547,13 @@ async function main(): Promise<void> {
       await podman(['volume', 'rm', '-f', 'stratum-tokens'], true);
       await podman(['pod', 'rm', '-f', ANCHOR], true);
       for (const f of forwarders) await f.close();
+      const amqp = new Connection(AMQP_URL);
+      for (const queue of [bus.ingestQueue, bus.deadLetterQueue, bus.registryQueue])
+        await amqp.queueDelete({ queue }).catch(() => undefined);
+      for (const exchange of [bus.novaExchange, bus.forwardExchange, bus.auditExchange]) {
+        await amqp.exchangeDelete({ exchange }).catch(() => undefined);
+      }
+      await amqp.close();
       if (store) {
         const client = await MongoClient.connect(store.uri).catch(() => undefined);
         await client
