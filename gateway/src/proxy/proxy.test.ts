@@ -4,9 +4,12 @@ import { upstreamStatus } from './proxy';
 const failure = (code?: string): NodeJS.ErrnoException => Object.assign(new Error('upstream'), { code });
 
 describe('upstreamStatus', () => {
-  it.each(['ECONNREFUSED', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN'])('is 503 for %s (nobody there)', (code) => {
-    expect(upstreamStatus(failure(code), false)).toBe(503);
-  });
+  it.each(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'UPSTREAM_CONNECT_TIMEOUT'])(
+    'is 503 for %s (nobody there)',
+    (code) => {
+      expect(upstreamStatus(failure(code), false)).toBe(503);
+    },
+  );
 
   it.each(['ETIMEDOUT', 'ESOCKETTIMEDOUT'])('is 504 for %s', (code) => {
     expect(upstreamStatus(failure(code), false)).toBe(504);

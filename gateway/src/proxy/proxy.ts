@@ -19,13 +19,13 @@ import { GROUPS, type Group } from '../routes';
 import { failedToConnect, type Replicas, retriable } from './replicas';
 
 /**
- * Maps a proxy failure to a status: refused/unreachable → 503, timed out (connecting or answering) → 504, anything
- * else (reset, garbage) → 502.
+ * Maps a proxy failure to a status: refused, unreachable or not connected in time (nothing reached a replica) → 503,
+ * timed out answering → 504, anything else (reset, garbage) → 502.
  */
 export function upstreamStatus(err: NodeJS.ErrnoException, timedOut: boolean): number {
   if (timedOut) return 504;
-  if (['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN'].includes(err.code ?? '')) return 503;
-  if (['ETIMEDOUT', 'ESOCKETTIMEDOUT', 'UPSTREAM_CONNECT_TIMEOUT'].includes(err.code ?? '')) return 504;
+  if (failedToConnect(err.code)) return 503;
+  if (['ETIMEDOUT', 'ESOCKETTIMEDOUT'].includes(err.code ?? '')) return 504;
   return 502;
 }
 
