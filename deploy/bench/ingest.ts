@@ -11,13 +11,13 @@
  * - the consumer process's resident memory, sampled every second from /proc.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort, ROOT, stopChild, waitHealthy } from '@stratum/store-runtime';
 import { MongoClient } from 'mongodb';
 import { Connection } from 'rabbitmq-client';
 import { rssKiB } from './memory';
+import { capturedNotifications, consumerEnv } from './notifications';
 import { startBenchStore } from './store';
 
 const AMQP_URL = process.env.BENCH_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
@@ -34,12 +34,7 @@ export async function ingestBench(): Promise<string> {
   const suffix = Date.now().toString(36);
   const prefix = `bench-${suffix}-`;
   const queue = `stratum.bench.${suffix}`;
-  const bodies = readFileSync(join(ROOT, 'deploy/samples/notifications.jsonl'), 'utf8').trim().split('\n');
-  const manifest = readFileSync(join(ROOT, 'deploy/samples/notifications.manifest.jsonl'), 'utf8')
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as { exchange: string; routing_key: string; message_id: string; timestamp: string });
-  const exchanges = [...new Set(manifest.map((m) => m.exchange))];
+  const { bodies, manifest, exchanges } = capturedNotifications();
   const port = await freePort();
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'services/event-query/src/server.ts')], {
     env: {
@@ -49,12 +44,7 @@ export async function ingestBench(): Promise<string> {
       MONGODB_DATABASE: store.database,
       STRATUM_IDENTITY_SECRET: 'bench-identity-secret-0123456789',
       LOG_LEVEL: 'warn',
-      INGEST_AMQP_URL: AMQP_URL,
-      INGEST_QUEUE: queue,
-      INGEST_DEAD_LETTER_QUEUE: `${queue}.dead`,
-      INGEST_EXCHANGES: exchanges.map((e) => prefix + e).join(','),
-      INGEST_TOPICS: 'notifications,versioned_notifications',
-      EVENT_FORWARD_TYPES: '',
+      ...consumerEnv(AMQP_URL, queue, prefix, exchanges),
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });

@@ -39,6 +39,7 @@ import { Connection } from 'rabbitmq-client';
 import { loadEvents } from '../src/load';
 import { ensureSecret, ensureTokensFile, SAMPLE_PROJECT_ID } from '../src/tokens';
 import { postmasterPid } from './memory';
+import { capturedNotifications, consumerEnv } from './notifications';
 import { type BenchStore, startBenchStore } from './store';
 
 const AMQP_URL = process.env.BENCH_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
@@ -188,24 +189,14 @@ async function ingestPart(store: BenchStore, secret: string, eventful: Set<strin
   const suffix = `${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
   const prefix = `bench-replicas-${suffix}-`;
   const queue = `stratum.bench.replicas.${suffix}`;
-  const bodies = readFileSync(join(ROOT, 'deploy/samples/notifications.jsonl'), 'utf8').trim().split('\n');
-  const manifest = readFileSync(join(ROOT, 'deploy/samples/notifications.manifest.jsonl'), 'utf8')
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as { exchange: string; routing_key: string; message_id: string; timestamp: string });
-  const exchanges = [...new Set(manifest.map((m) => m.exchange))];
+  const { bodies, manifest, exchanges } = capturedNotifications();
   const env = {
     MONGODB_URI: store.uri,
     MONGODB_DATABASE: database,
     STRATUM_IDENTITY_SECRET: secret,
     REDIS_URL: '',
     LOG_LEVEL: 'info',
-    INGEST_AMQP_URL: AMQP_URL,
-    INGEST_QUEUE: queue,
-    INGEST_DEAD_LETTER_QUEUE: `${queue}.dead`,
-    INGEST_EXCHANGES: exchanges.map((e) => prefix + e).join(','),
-    INGEST_TOPICS: 'notifications,versioned_notifications',
-    EVENT_FORWARD_TYPES: '',
+    ...consumerEnv(AMQP_URL, queue, prefix, exchanges),
   };
   const bus = new Connection({ url: AMQP_URL, connectionName: 'stratum-bench-replicas' });
   const client = await MongoClient.connect(store.uri);
