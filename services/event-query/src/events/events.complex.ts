@@ -4,8 +4,9 @@
  * a MongoDB filter over the stored event document (events.model.ts), with the safe `=~` subset.
  */
 import { canonicalTimestamp } from '@stratum/traits';
+import { Long } from 'bson';
 import { isInteger, isSafeNumber, parse as parseLossless } from 'lossless-json';
-import { type Filter, Long } from 'mongodb';
+import type { Filter } from 'mongodb';
 import * as errors from '../errors';
 import { type EventDoc, encodeTraitName, toInt64 } from './events.model';
 import { type Cond, mergeAnd } from './events.query';

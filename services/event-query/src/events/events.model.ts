@@ -20,8 +20,8 @@
  */
 import type { Event, Trait } from '@stratum/traits';
 import { canonicalTimestamp } from '@stratum/traits';
+import { Long } from 'bson';
 import { stringify as losslessStringify } from 'lossless-json';
-import { Long } from 'mongodb';
 
 export interface EventDoc {
   _id: string;

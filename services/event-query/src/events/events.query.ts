@@ -7,7 +7,8 @@
  * answered 500 (bad timestamp): that is a 400 here.
  */
 import { canonicalTimestamp, parseTraitType, type TraitType } from '@stratum/traits';
-import { type Filter, Long } from 'mongodb';
+import { Long } from 'bson';
+import type { Filter } from 'mongodb';
 import * as errors from '../errors';
 import { type EventDoc, encodeTraitName, toInt64 } from './events.model';
 
