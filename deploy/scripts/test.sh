@@ -9,6 +9,8 @@ sh "$ROOT/deploy/scripts/ensure-pnpm.sh"
 sh "$ROOT/deploy/scripts/install-store.sh"
 # The official OpenStack clients (Debian packages) that the compatibility tests drive.
 sh "$ROOT/deploy/scripts/install-openstack-clients.sh"
+# Debian's Chromium, the browser the console's tests (gateway/console/test) drive with playwright-core.
+sh "$ROOT/deploy/scripts/install-chromium.sh"
 cd "$ROOT"
 pnpm exec tsc -p tsconfig.json --noEmit
 pnpm exec biome check .
