@@ -1,0 +1,17 @@
+/** `<stratum-audit>`: placeholder while the page is written. */
+import { html, LitElement } from 'lit';
+import type { Api } from '../api';
+import { shared } from '../styles';
+
+/** The audit page. */
+export class AuditPage extends LitElement {
+  static override properties = { api: { attribute: false } };
+  static override styles = [shared];
+  declare api: Api | undefined;
+
+  override render() {
+    return html`<h2>Audit</h2>`;
+  }
+}
+
+customElements.define('stratum-audit', AuditPage);
