@@ -9,6 +9,7 @@ import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import type { authenticator } from './auth/authenticate';
 import { stripClientIdentity } from './auth/identity';
+import { consoleDir, consoleHandler } from './console';
 import { identityLookupRefused, methodNotAllowed, notFound, sendGroupError } from './errors';
 import { openapiRouter } from './openapi/openapi.router';
 import type { Middleware } from './pipeline';
@@ -25,6 +26,8 @@ export interface PublicRoutesParts {
   proxies: Record<Group, Middleware>;
   /** The common middleware (pipeline.ts), run first. */
   common: readonly Middleware[];
+  /** The built operator console served at /console/ (default: console.ts consoleDir()). */
+  consoleDir?: string;
 }
 
 /**
@@ -71,6 +74,7 @@ export function publicRoutes(parts: PublicRoutesParts): Express {
   });
   app.get('/ready', readinessHandler(parts.readiness));
   app.use(openapiRouter());
+  app.use(consoleHandler(parts.consoleDir ?? consoleDir()));
   app.use((_req, _res, next) => next(notFound()));
   app.use(errorHandler(renderKeystoneError, logger));
   return app;
