@@ -75,6 +75,7 @@ async function main(): Promise<void> {
 Stratum is running (embedded default: FerretDB 2.5 + DocumentDB on PostgreSQL under ./var).
 
   gateway URL   ${u}
+  console       ${u}/console/   (sign in with the admin token)
   admin token   ${admin}
   member token  ${member}   (project 2f66f0d537d740d79ad1e52238df492a)
   API reference ${u}/docs   (OpenAPI 3.1: ${u}/openapi.json)
