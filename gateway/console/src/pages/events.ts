@@ -12,7 +12,8 @@ import { shared } from '../styles';
 
 const EVENTS_PATH = '/v2/events';
 const EVENT_TYPES_PATH = '/v2/event_types';
-const PAGE_SIZE = 50;
+// Panko's default page: one instance's life (create to delete) fits in it.
+const PAGE_SIZE = 100;
 
 /** An event as Panko v2 serves it (the shape of @stratum/traits' EventSchema; `raw` may be left out). */
 const EventSchema = z.object({
@@ -30,6 +31,8 @@ const EventTypes = z.array(z.string());
 const FIELDS = ['resource_id', 'event_type', 'project_id', 'start', 'end'] as const;
 type Field = (typeof FIELDS)[number];
 type Search = Record<Field, string> & { all_tenants: boolean; order: 'asc' | 'desc' };
+/** What the URL says about the order: nothing (a timeline oldest first, any other search newest first) or a choice. */
+type OrderChoice = '' | 'asc' | 'desc';
 
 /** One A3 filter: `q.field`, `q.op`, `q.value` go positionally, so each filter gives all three. */
 interface QFilter {
@@ -70,11 +73,14 @@ function searchFromRoute(isAdmin: boolean): Search {
   const p = routeParams();
   const get = (k: string) => p.get(k)?.trim() ?? '';
   const s = Object.fromEntries(FIELDS.map((f) => [f, get(f)])) as Record<Field, string>;
-  const order = get('order') === 'asc' || get('order') === 'desc' ? (get('order') as 'asc' | 'desc') : s.resource_id ? 'asc' : 'desc';
+  const choice = orderChoice(get('order'));
+  const order = choice || (s.resource_id ? 'asc' : 'desc');
   // Cloud admins see every project unless the link says otherwise.
   const all = get('all_tenants');
   return { ...s, order, all_tenants: isAdmin && all !== '0' && all !== 'false' };
 }
+
+const orderChoice = (v: string): OrderChoice => (v === 'asc' || v === 'desc' ? v : '');
 
 const traitValue = (e: StoredEvent, name: string): string | undefined => e.traits.find((t) => t.name === name)?.value;
 
@@ -175,12 +181,11 @@ export class StratumEvents extends LitElement {
   }
 
   /** Puts a search into the URL (shareable) and runs it. */
-  #go(s: Partial<Search>): void {
+  #go(s: Partial<Record<Field, string>> & { all_tenants: boolean; order?: OrderChoice }): void {
     const state: Record<string, string | undefined> = {};
     for (const f of FIELDS) state[f] = s[f] || undefined;
-    if (this.isAdmin && s.all_tenants === false) state.all_tenants = '0';
-    const natural = s.resource_id ? 'asc' : 'desc';
-    if (s.order && s.order !== natural) state.order = s.order;
+    if (this.isAdmin && !s.all_tenants) state.all_tenants = '0';
+    state.order = s.order || undefined;
     setRouteParams(state);
     void this.#load();
   }
@@ -189,11 +194,10 @@ export class StratumEvents extends LitElement {
     e.preventDefault();
     const data = new FormData(e.currentTarget as HTMLFormElement);
     const text = (k: string) => String(data.get(k) ?? '').trim();
-    const order = text('order');
     this.#go({
       ...(Object.fromEntries(FIELDS.map((f) => [f, text(f)])) as Record<Field, string>),
       all_tenants: data.get('all_tenants') === 'on',
-      order: order === 'asc' || order === 'desc' ? order : undefined,
+      order: orderChoice(text('order')),
     });
   }
 
@@ -252,7 +256,7 @@ export class StratumEvents extends LitElement {
       }
       ol.events > li {
         border-bottom: 1px solid var(--border);
-        padding: 0.5rem 0.25rem;
+        padding: 0.35rem 0.25rem;
       }
       /* A timeline: a line down the left, a dot per event. */
       ol.timeline {
@@ -279,7 +283,7 @@ export class StratumEvents extends LitElement {
         display: flex;
         flex-wrap: wrap;
         gap: 0.25rem 1rem;
-        align-items: baseline;
+        align-items: center;
       }
       .type {
         font-weight: 700;
@@ -312,9 +316,10 @@ export class StratumEvents extends LitElement {
         cursor: pointer;
       }
       button.traits {
-        margin-top: 0.35rem;
-        padding: 0.2rem 0.6rem;
+        margin-left: auto;
+        padding: 0.1rem 0.6rem;
         min-height: 1.9rem;
+        font-size: 0.9em;
       }
       .traits-table {
         margin-top: 0.4rem;
@@ -336,6 +341,7 @@ export class StratumEvents extends LitElement {
 
   override render() {
     const s = searchFromRoute(this.isAdmin);
+    const order = orderChoice(routeParams().get('order') ?? '');
     return html`
       <h2>Events</h2>
       <form class="search" role="search" aria-label="Search events" @submit=${this.#submit}>
@@ -367,8 +373,9 @@ export class StratumEvents extends LitElement {
         <div class="field">
           <label for="ev-order">Order</label>
           <select id="ev-order" name="order" data-testid="events-order">
-            <option value="asc" ?selected=${s.order === 'asc'}>Oldest first</option>
-            <option value="desc" ?selected=${s.order === 'desc'}>Newest first</option>
+            <option value="" ?selected=${order === ''}>Automatic (a timeline oldest first)</option>
+            <option value="asc" ?selected=${order === 'asc'}>Oldest first</option>
+            <option value="desc" ?selected=${order === 'desc'}>Newest first</option>
           </select>
         </div>
         ${
@@ -436,6 +443,10 @@ export class StratumEvents extends LitElement {
         <div class="head">
           <time datetime=${`${e.generated}Z`}>${timeText(e.generated)}</time>
           <span class="type" data-testid="event-type">${e.event_type}</span>
+          <button type="button" class="secondary traits" data-testid="event-traits" aria-expanded=${open ? 'true' : 'false'}
+            aria-controls=${panel} @click=${() => this.#toggle(e.message_id)}>
+            ${open ? 'Hide' : 'Show'} traits (${e.traits.length})
+          </button>
         </div>
         <div class="meta">
           ${
@@ -451,10 +462,6 @@ export class StratumEvents extends LitElement {
           }
           ${project ? html`<span>Project: <span class="mono">${project}</span></span>` : nothing}
         </div>
-        <button type="button" class="secondary traits" data-testid="event-traits" aria-expanded=${open ? 'true' : 'false'}
-          aria-controls=${panel} @click=${() => this.#toggle(e.message_id)}>
-          ${open ? 'Hide' : 'Show'} traits (${e.traits.length})
-        </button>
         ${
           open
             ? html`<div class="traits-table" id=${panel} data-testid="event-traits-table">

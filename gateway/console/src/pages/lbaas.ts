@@ -330,8 +330,12 @@ export class StratumLbaas extends LitElement {
         gap: 0.5rem 1rem;
         align-items: flex-end;
       }
-      table {
-        min-width: 42rem;
+      table.list {
+        min-width: 48rem;
+      }
+      caption {
+        text-align: left;
+        padding: 0.25rem 0;
       }
       td.num,
       th.num {
@@ -432,21 +436,23 @@ export class StratumLbaas extends LitElement {
             <input id="lb-project" name="project_id" data-testid="lbaas-search" .value=${project} autocomplete="off" spellcheck="false" />
           </div>
           <button type="submit" class="primary" data-testid="lbaas-search-submit">Search</button>
-          ${project ? html`<button type="button" @click=${this.#clearSearch}>Show all</button>` : nothing}
+          ${project ? html`<button type="button" class="secondary" @click=${this.#clearSearch}>Show all</button>` : nothing}
           <div class="field">
             <label for="lb-size">Rows per page</label>
             <select id="lb-size" @change=${this.#setPageSize}>
-              ${PAGE_SIZES.map((n) => html`<option value=${n} ?selected=${n === this.#pageSize()}>${n}</option>`)}
+              ${[...new Set([...PAGE_SIZES, this.#pageSize()])]
+                .sort((a, b) => a - b)
+                .map((n) => html`<option value=${n} ?selected=${n === this.#pageSize()}>${n}</option>`)}
             </select>
           </div>
         </form>
         ${this.listError ? html`<p class="error" role="alert" data-testid="lbaas-error">${this.listError}</p>` : nothing}
-        <div class="table-wrap">${this.#renderTable()}</div>
+        <div class="scroll">${this.#renderTable()}</div>
         <div class="buttons">
-          <button type="button" data-testid="lbaas-prev" ?disabled=${!this.prev} @click=${() => this.prev && this.#page(this.prev)}>
+          <button type="button" class="secondary" data-testid="lbaas-prev" ?disabled=${!this.prev} @click=${() => this.prev && this.#page(this.prev)}>
             ← Previous page
           </button>
-          <button type="button" data-testid="lbaas-next" ?disabled=${!this.next} @click=${() => this.next && this.#page(this.next)}>
+          <button type="button" class="secondary" data-testid="lbaas-next" ?disabled=${!this.next} @click=${() => this.next && this.#page(this.next)}>
             Next page →
           </button>
           <span class="muted" aria-live="polite">${this.loading ? 'Loading…' : `${this.items.length} shown`}</span>
@@ -463,7 +469,7 @@ export class StratumLbaas extends LitElement {
       return html`<p class="muted">${project ? `No quota record for ${project}: the defaults apply.` : 'No project has its own quota record.'}</p>`;
     }
     return html`
-      <table>
+      <table class="list">
         <caption class="muted">In use / limit per resource</caption>
         <thead>
           <tr>
@@ -483,6 +489,7 @@ export class StratumLbaas extends LitElement {
                 <td>
                   <button
                     type="button"
+                    class="secondary"
                     data-testid="lbaas-edit"
                     aria-label=${`Open the quotas of ${item.project_id}`}
                     @click=${() => {
@@ -507,7 +514,7 @@ export class StratumLbaas extends LitElement {
       <section class="detail" aria-labelledby="lb-detail-h" data-testid="lbaas-detail" data-project-id=${projectId}>
         <h3 id="lb-detail-h">Project <span class="mono">${projectId}</span></h3>
         ${item ? nothing : html`<p class="muted">No quota record yet: the defaults apply, nothing counted in use.</p>`}
-        <div class="table-wrap">
+        <div class="scroll">
           <table>
             <thead>
               <tr>
@@ -534,19 +541,19 @@ export class StratumLbaas extends LitElement {
         <p aria-live="polite" class="ok" data-testid="lbaas-message">${this.message}</p>
         ${this.detailError ? html`<p class="error" role="alert" data-testid="lbaas-error">${this.detailError}</p>` : nothing}
         <div class="buttons">
-          ${this.draft ? nothing : html`<button type="button" @click=${() => this.#startEdit()}>Edit limits</button>`}
+          ${this.draft ? nothing : html`<button type="button" class="secondary" @click=${() => this.#startEdit()}>Edit limits</button>`}
           <button type="button" class="danger" data-testid="lbaas-reset" ?disabled=${this.busy} @click=${() => this.#askReset(false)}>
             Reset to defaults…
           </button>
           ${
             this.offerForce && !this.pending
-              ? html`<button type="button" class="danger" @click=${() => {
+              ? html`<button type="button" class="danger" data-testid="lbaas-force-reset" @click=${() => {
                   this.offerForce = false;
                   this.#askReset(true);
                 }}>Reset anyway (force)…</button>`
               : nothing
           }
-          <button type="button" @click=${() => this.#close()}>Close</button>
+          <button type="button" class="secondary" @click=${() => this.#close()}>Close</button>
         </div>
         ${this.draft ? this.#renderForm() : nothing} ${this.pending ? this.#renderConfirm(projectId, this.pending) : nothing}
       </section>
@@ -591,7 +598,7 @@ export class StratumLbaas extends LitElement {
         </div>
         <div class="buttons">
           <button type="submit" class="primary" data-testid="lbaas-save" ?disabled=${this.busy}>Save…</button>
-          <button type="button" @click=${() => {
+          <button type="button" class="secondary" @click=${() => {
             this.draft = undefined;
             this.pending = undefined;
           }}>Cancel</button>
@@ -617,7 +624,7 @@ export class StratumLbaas extends LitElement {
           <button type="button" class="danger" data-testid="confirm" ?disabled=${this.busy} @click=${() => void this.#confirm()}>
             ${pending.kind === 'save' ? 'Yes, save' : 'Yes, reset'}
           </button>
-          <button type="button" @click=${() => this.#cancel()}>Cancel</button>
+          <button type="button" class="secondary" @click=${() => this.#cancel()}>Cancel</button>
         </div>
       </div>
     `;
