@@ -16,7 +16,7 @@ module.exports = {
     {
       ...common,
       displayName: 'integration',
-      testMatch: ['<rootDir>/{gateway,services/*,packages/*,deploy}/test/**/*.test.ts'],
+      testMatch: ['<rootDir>/{gateway,gateway/console,services/*,packages/*,deploy}/test/**/*.test.ts'],
       globalSetup: '<rootDir>/packages/testing/src/global-setup.ts',
       globalTeardown: '<rootDir>/packages/testing/src/global-teardown.ts',
       testTimeout: 60000,

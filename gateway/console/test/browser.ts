@@ -1,0 +1,66 @@
+/**
+ * The console's browser tests drive Debian's Chromium (/usr/bin/chromium, installed by deploy/scripts/install-chromium.sh)
+ * with playwright-core: one browser per test file, a fresh page (own context: no shared storage) per test, and
+ * screenshots to var/screenshots/ (and to docs/console/ when CONSOLE_SCREENSHOTS=1, the pictures the README shows).
+ */
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+
+export const CHROMIUM = '/usr/bin/chromium';
+/** The repository's root. */
+export const ROOT = resolve(__dirname, '..', '..', '..');
+
+/**
+ * Flags for a headless Chromium on a machine with no display or network: without the background-networking ones it
+ * opens connections of its own (updates, sync, field trials) that are refused many at a time.
+ */
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/** Launches the system Chromium (playwright-core gives it a fresh temporary --user-data-dir). */
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, args: ARGS, timeout: 30_000 });
+}
+
+/** A page in its own context (a laptop-sized viewport unless told), with a short default wait for locators. */
+export async function newPage(browser: Browser, viewport = { width: 1280, height: 800 }): Promise<{ page: Page; context: BrowserContext }> {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  page.setDefaultTimeout(10_000);
+  return { page, context };
+}
+
+/**
+ * Writes a full-page screenshot of `page` as `<name>.png` to var/screenshots/, and to docs/console/ when
+ * CONSOLE_SCREENSHOTS=1 (so a normal test run does not rewrite the committed pictures).
+ */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  const dirs = [join(ROOT, 'var/screenshots')];
+  if (process.env.CONSOLE_SCREENSHOTS === '1') dirs.push(join(ROOT, 'docs/console'));
+  for (const dir of dirs) {
+    mkdirSync(dir, { recursive: true });
+    await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true });
+  }
+}
+
+/**
+ * Collects the page's console errors and uncaught exceptions (a test asserts none), except failed resource loads,
+ * which an API refusal the test asks for (403, 409) shows as.
+ */
+export function pageErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) errors.push(m.text());
+  });
+  return errors;
+}
