@@ -69,7 +69,7 @@ export const shared = css`
   }
 `;
 
-/** Usage bars: a track with a fill whose width is set by styleMap (CSSOM, allowed by the CSP). */
+/** Usage bars: a track with a fill whose width is set through the CSSOM (pages/departments.ts widthOf; the CSP allows it). */
 export const bars = css`
   .bar {
     position: relative;

@@ -1,16 +1,170 @@
-/** `<stratum-audit>`: placeholder while the page is written. */
-import { html, LitElement } from 'lit';
+/**
+ * `<stratum-audit>` (`#/audit?domain_id=…&marker=…`): a department's audit trail, newest first, a page at a time
+ * (GET /v3/domain_quotas/{domain_id}/audit?limit&marker, docs/api/domain-quota.md "Audit log").
+ */
+import { css, html, LitElement, nothing, type TemplateResult } from 'lit';
+import { z } from 'zod';
 import type { Api } from '../api';
+import { routeParams, setRouteParams } from '../app';
+import { formatNumber, formatTime, unitOf } from '../format';
 import { shared } from '../styles';
 
-/** The audit page. */
-export class AuditPage extends LitElement {
-  static override properties = { api: { attribute: false } };
-  static override styles = [shared];
-  declare api: Api | undefined;
+const PAGE = 50;
 
-  override render() {
-    return html`<h2>Audit</h2>`;
+const Entry = z.object({
+  _id: z.string(),
+  at: z.string(),
+  request_id: z.string().nullish(),
+  user_id: z.string().nullish(),
+  domain_id: z.string(),
+  project_id: z.string().nullish(),
+  region: z.string(),
+  item: z.string(),
+  old: z.number().nullish(),
+  new: z.number().nullish(),
+  outcome: z.string(),
+  status: z.number().nullish(),
+  reason: z.string().nullish(),
+  message: z.string().nullish(),
+});
+const AuditBody = z.object({ audit: z.array(Entry) });
+type Entry = z.infer<typeof Entry>;
+
+/** The audit trail page. */
+export class AuditPage extends LitElement {
+  static override properties = {
+    api: { attribute: false },
+    domainId: { state: true },
+    entries: { state: true },
+    markers: { state: true },
+    loading: { state: true },
+    error: { state: true },
+  };
+
+  static override styles = [
+    shared,
+    css`
+      .refused { color: var(--bad); font-weight: 600; }
+      .accepted { color: var(--ok); font-weight: 600; }
+      .pager { display: flex; gap: 0.5rem; margin-top: 0.75rem; }
+    `,
+  ];
+
+  declare api: Api | undefined;
+  declare domainId: string;
+  declare entries: Entry[];
+  /** Markers of the pages before the current one (the first page has none). */
+  declare markers: string[];
+  declare loading: boolean;
+  declare error: string;
+
+  constructor() {
+    super();
+    const p = routeParams();
+    this.domainId = p.get('domain_id') ?? '';
+    const marker = p.get('marker');
+    this.markers = marker ? [marker] : [];
+    this.entries = [];
+    this.loading = false;
+    this.error = '';
+  }
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    if (this.domainId) void this.load();
+  }
+
+  /** Loads the page after the last marker (the first page without one). */
+  async load(): Promise<void> {
+    const api = this.api;
+    if (!api || !this.domainId) return;
+    this.loading = true;
+    this.error = '';
+    const marker = this.markers.at(-1);
+    setRouteParams({ domain_id: this.domainId, marker });
+    try {
+      const q = new URLSearchParams({ limit: String(PAGE) });
+      if (marker) q.set('marker', marker);
+      const body = await api.get(`/v3/domain_quotas/${encodeURIComponent(this.domainId)}/audit?${q}`, AuditBody);
+      this.entries = body.audit;
+    } catch (e) {
+      this.entries = [];
+      this.error = e instanceof Error ? e.message : String(e);
+    } finally {
+      this.loading = false;
+    }
+  }
+
+  #submit(e: SubmitEvent): void {
+    e.preventDefault();
+    const input = (e.target as HTMLFormElement).querySelector('input');
+    this.domainId = input?.value.trim() ?? '';
+    this.markers = [];
+    void this.load();
+  }
+
+  #older(): void {
+    const last = this.entries.at(-1);
+    if (!last) return;
+    this.markers = [...this.markers, last._id];
+    void this.load();
+  }
+
+  #newer(): void {
+    this.markers = this.markers.slice(0, -1);
+    void this.load();
+  }
+
+  #change(e: Entry): string {
+    const unit = unitOf(e.item);
+    const u = unit ? ` ${unit}` : '';
+    return `${formatNumber(e.old ?? undefined)} → ${formatNumber(e.new ?? undefined)}${u}`;
+  }
+
+  override render(): TemplateResult {
+    return html`<h1>Audit trail</h1>
+      <p><a href="#/departments">← Departments</a></p>
+      <form class="row" @submit=${this.#submit}>
+        <div class="field">
+          <label for="domain">Department id</label>
+          <input id="domain" data-testid="audit-domain" .value=${this.domainId} required />
+        </div>
+        <button type="submit">Show</button>
+        <span role="status" class="muted">${this.loading ? 'Loading…' : ''}</span>
+      </form>
+      ${this.error ? html`<p class="error" role="alert">${this.error}</p>` : nothing}
+      ${
+        this.domainId && !this.loading && !this.error && this.entries.length === 0
+          ? html`<p class="muted">No entries${this.markers.length > 0 ? ' on this page' : ''}.</p>`
+          : nothing
+      }
+      ${
+        this.entries.length > 0
+          ? html`<div class="scroll"><table>
+            <caption class="visually-hidden">Audit entries of ${this.domainId}, newest first</caption>
+            <thead><tr><th scope="col">When</th><th scope="col">Region</th><th scope="col">Item</th><th scope="col">Change</th>
+              <th scope="col">Outcome</th><th scope="col">Who</th><th scope="col">Project</th></tr></thead>
+            <tbody>
+              ${this.entries.map(
+                (e) => html`<tr data-testid="audit-row">
+                  <td title=${e.at}>${formatTime(e.at)}</td>
+                  <td>${e.region}</td>
+                  <td>${e.item}</td>
+                  <td class="num">${this.#change(e)}</td>
+                  <td><span class=${e.outcome === 'refused' ? 'refused' : 'accepted'}>${e.outcome}</span>
+                    ${e.reason ? html`<div class="muted">${e.reason}${e.message ? `: ${e.message}` : ''}</div>` : nothing}</td>
+                  <td>${e.user_id ?? '–'}</td>
+                  <td>${e.project_id ?? '–'}</td>
+                </tr>`,
+              )}
+            </tbody>
+          </table></div>`
+          : nothing
+      }
+      <div class="pager">
+        <button type="button" class="secondary" ?disabled=${this.markers.length === 0 || this.loading} @click=${this.#newer}>Newer</button>
+        <button type="button" class="secondary" ?disabled=${this.entries.length < PAGE || this.loading} @click=${this.#older}>Older</button>
+      </div>`;
   }
 }
 

@@ -84,6 +84,7 @@ export class StratumLbaas extends LitElement {
     loading: { state: true },
     selected: { state: true },
     selectedLimits: { state: true },
+    selectedRecord: { state: true },
     detailError: { state: true },
     draft: { state: true },
     draftErrors: { state: true },
@@ -104,6 +105,8 @@ export class StratumLbaas extends LitElement {
   /** The project whose detail is open. */
   selected?: string;
   selectedLimits?: Limits;
+  /** The open project's list record (stored limits, in_use); undefined when it has none. */
+  selectedRecord?: Item;
   detailError = '';
   /** Edit fields, by resource; undefined while not editing. */
   draft?: Partial<Record<LbaasResource, string>>;
@@ -191,25 +194,41 @@ export class StratumLbaas extends LitElement {
     }
   }
 
-  /** Opens one project's detail: its effective limits (B3); in_use comes from its list record. */
+  /** Opens one project's detail. */
   async #open(projectId: string): Promise<void> {
-    if (!this.api) return;
     this.selected = projectId;
     this.selectedLimits = undefined;
+    this.selectedRecord = this.items.find((i) => i.project_id === projectId);
     this.detailError = '';
     this.draft = undefined;
     this.pending = undefined;
     this.message = '';
+    this.offerForce = false;
+    await this.#refreshDetail(projectId);
+  }
+
+  /**
+   * Reads the open project's effective limits (B3) and its stored record (B1 with `project_id`: limits as stored and
+   * in_use), whichever page of the list is shown.
+   */
+  async #refreshDetail(projectId: string): Promise<void> {
+    if (!this.api) return;
     try {
-      this.selectedLimits = (await this.api.get(`${ROOT}/${encodeURIComponent(projectId)}`, SingleQuota)).quota;
+      const [single, list] = await Promise.all([
+        this.api.get(`${ROOT}/${encodeURIComponent(projectId)}`, SingleQuota),
+        this.api.get(`${ROOT}?${new URLSearchParams({ project_id: projectId })}`, QuotaList),
+      ]);
+      if (this.selected !== projectId) return; // another project was opened meanwhile
+      this.selectedLimits = single.quota;
+      this.selectedRecord = list.quotas.find((i) => i.project_id === projectId);
     } catch (e) {
       this.detailError = errorMessage(e);
     }
   }
 
-  /** The stored record of the open project, from the list (or a search for it). */
+  /** The stored record of the open project (undefined: it has none, the defaults apply). */
   #selectedItem(): Item | undefined {
-    return this.items.find((i) => i.project_id === this.selected);
+    return this.selectedRecord;
   }
 
   #search(e: SubmitEvent): void {
@@ -292,18 +311,15 @@ export class StratumLbaas extends LitElement {
     this.detailError = '';
     try {
       if (pending.kind === 'save') {
-        const res = await this.api.send<unknown>('PUT', path, { quota: pending.changes });
-        this.selectedLimits = SingleQuota.parse(res.body).quota;
+        await this.api.send('PUT', path, { quota: pending.changes });
         this.message = `Saved the quotas of ${project}.`;
-        this.draft = undefined;
       } else {
         await this.api.send('DELETE', pending.force ? `${path}?force=true` : path);
         this.message = `Reset the quotas of ${project} to the defaults.`;
-        this.draft = undefined;
-        this.selectedLimits = (await this.api.get(path, SingleQuota)).quota;
       }
+      this.draft = undefined;
       this.pending = undefined;
-      await this.#loadList();
+      await Promise.all([this.#refreshDetail(project), this.#loadList()]);
     } catch (e) {
       this.pending = undefined;
       this.detailError = errorMessage(e);
