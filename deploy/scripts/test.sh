@@ -12,7 +12,10 @@ sh "$ROOT/deploy/scripts/install-openstack-clients.sh"
 # Debian's Chromium, the browser the console's tests (gateway/console/test) drive with playwright-core.
 sh "$ROOT/deploy/scripts/install-chromium.sh"
 cd "$ROOT"
+# The operator console: built (the browser tests load it from the gateway), and typechecked with its own tsconfig (DOM).
+sh gateway/console/build.sh
 pnpm exec tsc -p tsconfig.json --noEmit
+pnpm --filter @stratum/console exec tsc --noEmit
 pnpm exec biome check .
 mkdir -p var
 rc=0
