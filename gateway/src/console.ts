@@ -14,11 +14,12 @@ export const CONSOLE_PATH = '/console';
 
 /**
  * The page's policy: everything from this origin only; no inline script or style element (lit adopts its styles as
- * constructable style sheets, which the policy does not govern); no framing, plugins or foreign form targets. Style
- * attributes are allowed (`style-src-attr`): lit's styleMap writes the bars' widths as one on first render.
+ * constructable style sheets, which the policy does not govern; no style attribute either: the console sets widths
+ * through the CSSOM, never lit's styleMap, which writes an attribute on first render); no framing, plugins or foreign
+ * form targets.
  */
 export const CONSOLE_CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self'; style-src-attr 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
