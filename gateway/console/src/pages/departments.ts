@@ -421,6 +421,7 @@ export class DepartmentEditor extends LitElement {
     message: { state: true },
     error: { state: true },
     busy: { state: true },
+    conflict: { state: true },
   };
 
   static override styles = DepartmentsPage.styles;
@@ -439,9 +440,12 @@ export class DepartmentEditor extends LitElement {
   declare message: string;
   declare error: string;
   declare busy: boolean;
+  /** The last Apply was a 412: someone else changed the department since the page read it. */
+  declare conflict: boolean;
 
   constructor() {
     super();
+    this.conflict = false;
     this.values = {};
     this.checked = undefined;
     this.refusals = [];
@@ -481,6 +485,7 @@ export class DepartmentEditor extends LitElement {
     }
     const key = JSON.stringify(b.body);
     this.busy = true;
+    this.conflict = false;
     try {
       const path = `/v3/domain_quotas/${enc(this.domainId)}${dryRun ? '?dry_run=true' : ''}`;
       const headers: Record<string, string> = {};
@@ -503,9 +508,10 @@ export class DepartmentEditor extends LitElement {
         const err = (e.body as { error?: { details?: unknown } } | undefined)?.error;
         const details = z.array(Detail).safeParse(err?.details);
         this.refusals = details.success ? details.data : [];
+        this.conflict = e.status === 412;
         this.error =
           e.status === 412
-            ? 'Someone changed this department since the page read it. Reload the page to see the current quotas, then edit again.'
+            ? 'Someone changed this department since the page read it (412): nothing was saved. Reload the current quotas, check them, then edit again.'
             : `${dryRun ? 'Dry run refused' : 'Refused'} (${e.status}): ${e.message}`;
       } else {
         this.error = e instanceof Error ? e.message : String(e);
@@ -513,6 +519,19 @@ export class DepartmentEditor extends LitElement {
     } finally {
       this.busy = false;
     }
+  }
+
+  /** After a 412: the page reads the department again (new values and ETag); the form keeps what was typed. */
+  #reload(): void {
+    this.conflict = false;
+    this.error = '';
+    this.checked = undefined;
+    this.dispatchEvent(new CustomEvent('applied', { bubbles: true, composed: true }));
+  }
+
+  /** Keyboard users land in the form they opened. */
+  override firstUpdated(): void {
+    this.renderRoot.querySelector<HTMLInputElement>('input')?.focus();
   }
 
   #input(item: string, e: Event): void {
@@ -559,6 +578,12 @@ export class DepartmentEditor extends LitElement {
       }
       ${this.error ? html`<p class="error" role="alert">${this.error}</p>` : nothing}
       ${this.message ? html`<p class="notice" role="status">${this.message}</p>` : nothing}
+      ${
+        this.conflict
+          ? html`<button type="button" class="secondary" data-testid="reload-after-conflict" @click=${this.#reload}>
+              Reload the current quotas</button>`
+          : nothing
+      }
       <div class="buttons">
         <button type="submit" data-testid="dry-run" ?disabled=${this.busy}>Dry run</button>
         <button type="button" data-testid="apply" ?disabled=${!canApply} @click=${() => void this.#send(false)}
