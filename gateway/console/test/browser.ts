@@ -40,15 +40,15 @@ export async function newPage(browser: Browser, viewport = { width: 1280, height
 }
 
 /**
- * Writes a full-page screenshot of `page` as `<name>.png` to var/screenshots/, and to docs/console/ when
+ * Writes a screenshot of `page` (the whole page, or the viewport when `fullPage` is false: a long list) as `<name>.png` to var/screenshots/, and to docs/console/ when
  * CONSOLE_SCREENSHOTS=1 (so a normal test run does not rewrite the committed pictures).
  */
-export async function screenshot(page: Page, name: string): Promise<void> {
+export async function screenshot(page: Page, name: string, fullPage = true): Promise<void> {
   const dirs = [join(ROOT, 'var/screenshots')];
   if (process.env.CONSOLE_SCREENSHOTS === '1') dirs.push(join(ROOT, 'docs/console'));
   for (const dir of dirs) {
     mkdirSync(dir, { recursive: true });
-    await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true });
+    await page.screenshot({ path: join(dir, `${name}.png`), fullPage });
   }
 }
 

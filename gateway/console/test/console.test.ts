@@ -4,7 +4,8 @@
  * the API gives, a department edit dry-run then applied, a refusal, the load balancer quotas paged, an instance's
  * events. Every expected number is the API's own answer, fetched here. Screenshots of each page: browser.ts.
  */
-import { existsSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadSamples } from '@stratum/deploy';
 import { listenGateway, startTestStack, type TestStack, tokenOf } from '@stratum/testing';
@@ -147,5 +148,130 @@ describe('the operator console in Chromium', () => {
     await expect(row.getByTestId('apply').isDisabled()).resolves.toBe(true);
     await screenshot(page, 'department-refusal');
     expect((await financeR1()).limits.cores).toBe(limits.cores);
+  });
+
+  /** The project ids of one page of the API's LB quota list, and its next page's marker. */
+  async function lbPage(query: string): Promise<{ ids: string[]; next?: string }> {
+    const body = (await api().get(`/v2.0/lbaas/quotas?${query}`).set(admin()).expect(200)).body as {
+      quotas: { project_id: string }[];
+      quotas_links?: { rel: string; href: string }[];
+    };
+    const next = body.quotas_links?.find((l) => l.rel === 'next');
+    return {
+      ids: body.quotas.map((q) => q.project_id),
+      next: next ? (new URL(next.href).searchParams.get('marker') ?? undefined) : undefined,
+    };
+  }
+  const rowIds = async () => page.getByTestId('lbaas-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-project-id')));
+
+  it('pages the load balancer quotas as the API does, finds a project by id, sets a limit and resets it after confirmation', async () => {
+    const projects = Array.from({ length: 5 }, () => randomBytes(16).toString('hex'));
+    for (const [i, p] of projects.entries()) {
+      await api()
+        .put(`/v2.0/lbaas/quotas/${p}`)
+        .set(admin())
+        .send({ quota: { load_balancer: 10 + i } })
+        .expect(202);
+    }
+    // One project's usage as a load balancer service reports it (the list shows in use / limit).
+    await api()
+      .put(`/v2.0/lbaas/quotas/${projects[0]}/usage`)
+      .set(admin())
+      .send({ in_use: { load_balancer: 3 } })
+      .expect(200);
+    const first = await lbPage('limit=2');
+    expect(first.ids).toHaveLength(2);
+    expect(first.next).toBeDefined();
+    const second = await lbPage(`limit=2&marker=${first.next}`);
+
+    await signIn('#/lbaas?limit=2');
+    await page.getByTestId('lbaas-defaults').waitFor();
+    await page.locator(`[data-testid="lbaas-row"][data-project-id="${first.ids[1]}"]`).waitFor();
+    expect(await rowIds()).toEqual(first.ids);
+    await screenshot(page, 'lbaas');
+    await page.getByTestId('lbaas-search').fill(projects[0] as string);
+    await page.getByTestId('lbaas-search-submit').click();
+    await page
+      .locator(`[data-testid="lbaas-row"][data-project-id="${projects[0]}"] [data-resource="load_balancer"]`)
+      .filter({ hasText: /^\s*3 \/ 10\s*$/ })
+      .waitFor();
+    await page.goto(`${gateway.url}/console/#/lbaas?limit=2`); // back to the first page, by its link
+    await page.locator(`[data-testid="lbaas-row"][data-project-id="${first.ids[1]}"]`).waitFor();
+    await page.getByTestId('lbaas-next').click();
+    await page.locator(`[data-testid="lbaas-row"][data-project-id="${second.ids[0]}"]`).waitFor();
+    expect(await rowIds()).toEqual(second.ids);
+    expect(page.url()).toContain(`marker=${first.next}`); // the page is in the URL, to share
+    await page.getByTestId('lbaas-prev').click();
+    await page.locator(`[data-testid="lbaas-row"][data-project-id="${first.ids[0]}"]`).waitFor();
+    expect(await rowIds()).toEqual(first.ids);
+
+    // Search, set, reset.
+    const target = projects[3] as string;
+    await page.getByTestId('lbaas-search').fill(target);
+    await page.getByTestId('lbaas-search-submit').click();
+    const detail = page.locator(`[data-testid="lbaas-detail"][data-project-id="${target}"]`);
+    await detail.waitFor();
+    await page.locator(`[data-testid="lbaas-row"][data-project-id="${target}"]`).getByTestId('lbaas-edit').click();
+    await page.getByTestId('lbaas-limit-load_balancer').fill('42');
+    await page.getByTestId('lbaas-save').click();
+    await page.getByTestId('lbaas-confirm').waitFor();
+    const stored = async () => (await api().get(`/v2.0/lbaas/quotas/${target}`).set(admin()).expect(200)).body.quota.load_balancer;
+    expect(await stored()).toBe(13); // nothing sent before the confirmation
+    await screenshot(page, 'lbaas-confirm');
+    await page.getByTestId('confirm').click();
+    await page.getByTestId('lbaas-message').filter({ hasText: 'Saved' }).waitFor();
+    expect(await stored()).toBe(42);
+    await page.getByTestId('lbaas-reset').click();
+    await page.getByTestId('confirm').click();
+    await page.getByTestId('lbaas-message').filter({ hasText: 'Reset' }).waitFor();
+    const defaults = (await api().get('/v2.0/lbaas/quotas/defaults').set(admin()).expect(200)).body.quota.load_balancer;
+    expect(await stored()).toBe(defaults);
+    expect(errors).toEqual([]);
+  });
+
+  it("finds an instance's events from create to delete, as the API lists them, with each event's traits expandable", async () => {
+    // An instance of the sample notifications: the one created (and later deleted) in the capture.
+    const created = readFileSync(join(ROOT, 'deploy/samples/notifications.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(JSON.parse(l)['oslo.message']))
+      .find((m) => m.event_type === 'compute.instance.create.end');
+    const instance = created.payload.instance_id as string;
+    const q = `q.field=resource_id&q.op=eq&q.value=${instance}&q.field=all_tenants&q.op=eq&q.value=true&sort=generated:asc&limit=1000`;
+    const expected = (
+      (await api().get(`/v2/events?${q}`).set(admin()).expect(200)).body as { message_id: string; event_type: string }[]
+    ).map((e) => [e.message_id, e.event_type]);
+    expect(expected.map(([, t]) => t)).toEqual(expect.arrayContaining(['compute.instance.create.end', 'compute.instance.delete.end']));
+
+    await signIn('#/events');
+    await page.getByTestId('events-resource').fill(instance);
+    await page.getByTestId('events-search').click();
+    const timeline = page.getByTestId('event-timeline');
+    await timeline.getByTestId('event-row').first().waitFor();
+    const rows = await timeline
+      .getByTestId('event-row')
+      .evaluateAll((els) => els.map((e) => [e.getAttribute('data-message-id'), e.getAttribute('data-event-type')]));
+    expect(rows).toEqual(expected);
+    expect(page.url()).toContain(`resource_id=${instance}`); // a link that can be shared
+    expect(page.url()).not.toContain(stack.personas.admin.token);
+
+    const first = timeline.getByTestId('event-row').first();
+    await first.getByTestId('event-traits').click();
+    await first.getByTestId('event-traits-table').filter({ hasText: instance }).waitFor();
+    await screenshot(page, 'events', false);
+
+    // The shared link opens the same timeline in a fresh page (signed in there).
+    const shared = page.url().slice(page.url().indexOf('#'));
+    await page.context().close();
+    ({ page } = await newPage(browser));
+    errors = pageErrors(page);
+    await signIn(shared);
+    await page
+      .getByTestId('event-timeline')
+      .getByTestId('event-row')
+      .nth(expected.length - 1)
+      .waitFor();
+    await expect(page.getByTestId('event-row').count()).resolves.toBe(expected.length);
+    expect(errors).toEqual([]);
   });
 });
