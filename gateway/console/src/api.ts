@@ -70,7 +70,7 @@ export class Api {
 
   async #fetch(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
     const h: Record<string, string> = { Accept: 'application/json', 'X-Auth-Token': this.#token, ...headers };
-    const init: RequestInit = { method, headers: h, credentials: 'omit', cache: 'no-store' };
+    const init: RequestInit = { method, headers: h, credentials: 'omit' };
     if (body !== undefined) {
       h['Content-Type'] = 'application/json';
       init.body = JSON.stringify(body);
