@@ -18,8 +18,9 @@ const Entry = z.object({
   user_id: z.string().nullish(),
   domain_id: z.string(),
   project_id: z.string().nullish(),
-  region: z.string(),
-  item: z.string(),
+  region: z.string().nullish(),
+  // null when a whole request was refused (a 412, a malformed body), not one item.
+  item: z.string().nullish(),
   old: z.number().nullish(),
   new: z.number().nullish(),
   outcome: z.string(),
@@ -116,7 +117,8 @@ export class AuditPage extends LitElement {
   }
 
   #change(e: Entry): string {
-    const unit = unitOf(e.item);
+    if (e.old == null && e.new == null) return '–';
+    const unit = unitOf(e.item ?? '');
     const u = unit ? ` ${unit}` : '';
     return `${formatNumber(e.old ?? undefined)} → ${formatNumber(e.new ?? undefined)}${u}`;
   }
@@ -148,12 +150,12 @@ export class AuditPage extends LitElement {
               ${this.entries.map(
                 (e) => html`<tr data-testid="audit-row">
                   <td title=${e.at}>${formatTime(e.at)}</td>
-                  <td>${e.region}</td>
-                  <td>${e.item}</td>
+                  <td>${e.region ?? '–'}</td>
+                  <td>${e.item ?? '(request)'}</td>
                   <td class="num">${this.#change(e)}</td>
                   <td><span class=${e.outcome === 'refused' ? 'refused' : 'accepted'}>${e.outcome}</span>
                     ${e.reason ? html`<div class="muted">${e.reason}${e.message ? `: ${e.message}` : ''}</div>` : nothing}</td>
-                  <td>${e.user_id ?? '–'}</td>
+                  <td>${e.user_id ?? '–'}${e.request_id ? html`<div class="muted">${e.request_id}</div>` : nothing}</td>
                   <td>${e.project_id ?? '–'}</td>
                 </tr>`,
               )}
