@@ -6,11 +6,14 @@
  *   etc/                the service's etc/ (event-query reads etc/event_definitions.yaml next to dist/, the same
  *                       `../etc` its src/config.ts resolves from src/; the policy samples are for operators);
  *   node_modules/…      packages read from disk at run time: swagger-ui-dist (the gateway's /docs assets);
+ *   console/dist/       the gateway's operator console (built by gateway/console/build.sh when stale), served at
+ *                       /console/ from `../console/dist` beside dist/, as gateway/src/console.ts resolves it from src/;
  *   package.json        name and version of the service.
  * The mongodb driver's optional native and cloud-auth modules stay external: the driver loads them only when a
  * URI asks for them (Kerberos, zstd, AWS, client-side encryption) and reports a clear error otherwise.
  * Exits 1 with esbuild's message when the bundle fails.
  */
+import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
@@ -72,6 +75,10 @@ try {
 }
 
 if (existsSync(join(pkgDir, 'etc'))) cpSync(join(pkgDir, 'etc'), join(out, 'etc'), { recursive: true });
+if (service === 'gateway') {
+  execFileSync('sh', [join(pkgDir, 'console', 'build.sh')], { stdio: 'inherit' });
+  cpSync(join(pkgDir, 'console', 'dist'), join(out, 'console', 'dist'), { recursive: true });
+}
 const requireFromPkg = createRequire(join(pkgDir, 'package.json'));
 for (const name of ON_DISK[service] ?? []) {
   const from = dirname(requireFromPkg.resolve(`${name}/package.json`));
