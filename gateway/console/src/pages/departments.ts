@@ -197,7 +197,12 @@ export class DepartmentsPage extends LitElement {
       this.departments = depts.map((d) => this.#department(d.id, d.name, d.body.domain[this.region], d.etag));
       this.#cache = { cloud: cloud.domain, depts };
     } catch (e) {
-      this.error = e instanceof Error ? e.message : String(e);
+      this.error =
+        e instanceof ApiError && e.status === 403
+          ? `This token may not read the cloud's and departments' quotas (a cloud admin's may): ${e.message}`
+          : e instanceof Error
+            ? e.message
+            : String(e);
     } finally {
       this.loading = false;
     }
