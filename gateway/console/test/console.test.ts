@@ -150,6 +150,63 @@ describe('the operator console in Chromium', () => {
     expect((await financeR1()).limits.cores).toBe(limits.cores);
   });
 
+  it('refuses an Apply with 412 when another admin changed the department after the page read it: nothing overwritten', async () => {
+    const before = (await api().get(`/v3/domain_quotas/${FINANCE}`).set(admin()).expect(200)).body.domain.RegionOne.quotas as {
+      instances: number;
+    };
+    await signIn('#/departments?region=RegionOne');
+    const row = page.locator(`[data-testid="department-row"][data-domain-id="${FINANCE}"]`);
+    await row.getByTestId('edit-department').click();
+    await row.getByTestId('edit-item-instances').fill(String(before.instances + 5));
+    await row.getByTestId('dry-run').click();
+    await row.getByRole('status').filter({ hasText: 'Dry run accepted' }).waitFor();
+    // The other admin, meanwhile.
+    await api()
+      .patch(`/v3/domain_quotas/${FINANCE}`)
+      .set(admin())
+      .send({ domain: { region: 'RegionOne', instances: before.instances + 1 } })
+      .expect(200);
+    await row.getByTestId('apply').click();
+    await row.getByRole('alert').filter({ hasText: '412' }).waitFor();
+    await row.getByTestId('reload-after-conflict').waitFor();
+    const after = (await api().get(`/v3/domain_quotas/${FINANCE}`).set(admin()).expect(200)).body.domain.RegionOne.quotas;
+    expect(after.instances).toBe(before.instances + 1);
+  });
+
+  it("opens a department's audit trail in one click, with the API's entries", async () => {
+    await api()
+      .patch(`/v3/domain_quotas/${FINANCE}`)
+      .set(admin())
+      .send({ domain: { region: 'RegionOne', backups: 101 } })
+      .expect(200);
+    const audit = (await api().get(`/v3/domain_quotas/${FINANCE}/audit?limit=1`).set(admin()).expect(200)).body.audit as {
+      item: string;
+      region: string;
+    }[];
+    expect(audit[0]).toMatchObject({ item: 'backups', region: 'RegionOne' });
+    await signIn('#/departments?region=RegionOne');
+    await page.locator(`[data-testid="department-row"][data-domain-id="${FINANCE}"]`).getByTestId('audit-link').click();
+    const newest = page.getByTestId('audit-row').first();
+    await newest.waitFor();
+    expect(page.url()).toContain(`#/audit?domain_id=${FINANCE}`);
+    await expect(newest.textContent()).resolves.toContain('backups');
+    await screenshot(page, 'audit');
+    expect(errors).toEqual([]);
+  });
+
+  it("finds a department's free cores on a narrow screen without scrolling sideways", async () => {
+    await page.context().close();
+    ({ page } = await newPage(browser, { width: 390, height: 844 }));
+    errors = pageErrors(page);
+    await signIn('#/departments?region=RegionOne');
+    const free = page.locator(`[data-testid="department-row"][data-domain-id="${FINANCE}"] [data-testid="free-cores"]`);
+    await free.waitFor();
+    await expect(free.isVisible()).resolves.toBe(true);
+    await expect(page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).resolves.toBe(true);
+    await screenshot(page, 'departments-narrow', false);
+    expect(errors).toEqual([]);
+  });
+
   /** The project ids of one page of the API's LB quota list, and its next page's marker. */
   async function lbPage(query: string): Promise<{ ids: string[]; next?: string }> {
     const body = (await api().get(`/v2.0/lbaas/quotas?${query}`).set(admin()).expect(200)).body as {
