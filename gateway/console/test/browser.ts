@@ -5,7 +5,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 
 export const CHROMIUM = '/usr/bin/chromium';
 /** The repository's root. */
@@ -40,15 +40,17 @@ export async function newPage(browser: Browser, viewport = { width: 1280, height
 }
 
 /**
- * Writes a screenshot of `page` (the whole page, or the viewport when `fullPage` is false: a long list) as `<name>.png` to var/screenshots/, and to docs/console/ when
+ * Writes a screenshot of a page (the whole page, or the viewport when `fullPage` is false: a long list) or of one
+ * element as `<name>.png` to var/screenshots/, and to docs/console/ when
  * CONSOLE_SCREENSHOTS=1 (so a normal test run does not rewrite the committed pictures).
  */
-export async function screenshot(page: Page, name: string, fullPage = true): Promise<void> {
+export async function screenshot(target: Page | Locator, name: string, fullPage = true): Promise<void> {
   const dirs = [join(ROOT, 'var/screenshots')];
   if (process.env.CONSOLE_SCREENSHOTS === '1') dirs.push(join(ROOT, 'docs/console'));
   for (const dir of dirs) {
     mkdirSync(dir, { recursive: true });
-    await page.screenshot({ path: join(dir, `${name}.png`), fullPage });
+    const path = join(dir, `${name}.png`);
+    await ('goto' in target ? target.screenshot({ path, fullPage }) : target.screenshot({ path }));
   }
 }
 

@@ -117,7 +117,7 @@ describe('the operator console in Chromium', () => {
     await row.getByTestId('dry-run').click();
     await row.getByRole('status').filter({ hasText: 'Dry run accepted' }).waitFor();
     expect((await financeR1()).quotas.cores).toBe(before.quotas.cores);
-    await screenshot(page, 'department-edit');
+    await screenshot(row, 'department-edit');
     await row.getByTestId('apply').click();
     await row
       .getByTestId('free-cores')
@@ -146,7 +146,7 @@ describe('the operator console in Chromium', () => {
     // The reason in words with the API's maximum ("at most 2,330 cores").
     expect(shown((await refusal.textContent())?.match(/at most ([\d,.]+)/)?.[1] ?? '')).toBe(detail.max);
     await expect(row.getByTestId('apply').isDisabled()).resolves.toBe(true);
-    await screenshot(page, 'department-refusal');
+    await screenshot(row, 'department-refusal');
     expect((await financeR1()).limits.cores).toBe(limits.cores);
   });
 
@@ -274,7 +274,7 @@ describe('the operator console in Chromium', () => {
     await page.getByTestId('lbaas-confirm').waitFor();
     const stored = async () => (await api().get(`/v2.0/lbaas/quotas/${target}`).set(admin()).expect(200)).body.quota.load_balancer;
     expect(await stored()).toBe(13); // nothing sent before the confirmation
-    await screenshot(page, 'lbaas-confirm');
+    await screenshot(detail, 'lbaas-confirm');
     await page.getByTestId('confirm').click();
     await page.getByTestId('lbaas-message').filter({ hasText: 'Saved' }).waitFor();
     expect(await stored()).toBe(42);
