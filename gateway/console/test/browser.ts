@@ -31,11 +31,11 @@ export function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: ARGS, timeout: 30_000 });
 }
 
-/** A page in its own context (a laptop-sized viewport unless told), with a short default wait for locators. */
+/** A page in its own context (a laptop-sized viewport unless told), with a default wait for locators long enough for a loaded 2-core machine. */
 export async function newPage(browser: Browser, viewport = { width: 1280, height: 800 }): Promise<{ page: Page; context: BrowserContext }> {
   const context = await browser.newContext({ viewport });
   const page = await context.newPage();
-  page.setDefaultTimeout(10_000);
+  page.setDefaultTimeout(20_000);
   return { page, context };
 }
 
