@@ -101,6 +101,24 @@ describe('the operator console in Chromium', () => {
     expect(errors).toEqual([]);
   });
 
+  it("takes a new user from the bare URL to a department's free cores in RegionTwo and RegionOne in a few steps, keyboard sign-in included", async () => {
+    const coresFree = async (region: string) => {
+      const r = (await api().get(`/v3/domain_quotas/${FINANCE}`).set(admin()).expect(200)).body.domain[region];
+      return r.quotas.cores - r.usage.cores;
+    };
+    await page.goto(`${gateway.url}/console/`);
+    await page.getByTestId('token-input').fill(stack.personas.admin.token);
+    await page.getByTestId('token-input').press('Enter');
+    await page.getByTestId('nav-departments').click();
+    const free = page.locator(`[data-testid="department-row"][data-domain-id="${FINANCE}"] [data-testid="free-cores"]`);
+    await page.getByTestId('region-select').selectOption('RegionTwo');
+    await free.filter({ hasText: exactly(await coresFree('RegionTwo')) }).waitFor();
+    expect(page.url()).toContain('region=RegionTwo');
+    await page.getByTestId('region-select').selectOption('RegionOne');
+    await free.filter({ hasText: exactly(await coresFree('RegionOne')) }).waitFor();
+    expect(errors).toEqual([]);
+  });
+
   /** Finance's RegionOne view as the API gives it (quotas, usage = allocated to projects, limits). */
   const financeR1 = async () =>
     (await api().get(`/v3/domain_quotas/${FINANCE}`).set(admin()).expect(200)).body.domain.RegionOne as Record<
