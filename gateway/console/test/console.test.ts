@@ -119,6 +119,16 @@ describe('the operator console in Chromium', () => {
     expect(errors).toEqual([]);
   });
 
+  it('shows a project member what the API refuses it, not the departments: the console can do no more than the token', async () => {
+    await api().get('/v3/domain_usage').set(tokenOf(stack, 'memberA')).expect(403);
+    await page.goto(`${gateway.url}/console/#/departments?region=RegionOne`);
+    await page.getByTestId('token-input').fill(stack.personas.memberA.token);
+    await page.getByTestId('sign-in').click();
+    await page.getByRole('alert').filter({ hasText: 'may not read' }).first().waitFor();
+    await expect(page.getByTestId('department-row').count()).resolves.toBe(0);
+    expect(errors).toEqual([]);
+  });
+
   /** Finance's RegionOne view as the API gives it (quotas, usage = allocated to projects, limits). */
   const financeR1 = async () =>
     (await api().get(`/v3/domain_quotas/${FINANCE}`).set(admin()).expect(200)).body.domain.RegionOne as Record<
