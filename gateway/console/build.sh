@@ -7,7 +7,7 @@ ROOT=$(CDPATH= cd -- "$DIR/../.." && pwd)
 STAMP="$DIR/dist/index.html"
 if [ "${FORCE:-}" != "1" ] && [ -f "$STAMP" ]; then
   # Anything the build reads that is newer than the last build's index.html?
-  newer=$(find "$DIR/src" "$DIR/index.html" "$DIR/vite.config.ts" "$DIR/package.json" "$ROOT/packages/quota-items/src" \
+  newer=$(find "$DIR/src" "$DIR/index.html" "$DIR/vite.config.ts" "$DIR/package.json" "$ROOT/packages/quota-items/src" "$ROOT/packages/traits/src" \
     -newer "$STAMP" -print 2>/dev/null | head -n 1)
   [ -z "$newer" ] && exit 0
 fi

@@ -4,6 +4,8 @@
  * (oldest first: e.g. an instance from create to delete), each event's traits expandable. The search lives in the
  * hash (`#/events?resource_id=…&event_type=…&project_id=…&start=…&end=…`) so it can be shared; the token never does.
  */
+
+import { EventSchema as WireEventSchema } from '@stratum/traits';
 import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
 import { z } from 'zod';
 import { type Api, ApiError } from '../api';
@@ -15,14 +17,8 @@ const EVENT_TYPES_PATH = '/v2/event_types';
 // Panko's default page: one instance's life (create to delete) fits in it.
 const PAGE_SIZE = 100;
 
-/** An event as Panko v2 serves it (the shape of @stratum/traits' EventSchema; `raw` may be left out). */
-const EventSchema = z.object({
-  message_id: z.string(),
-  event_type: z.string(),
-  generated: z.string(),
-  traits: z.array(z.object({ name: z.string(), type: z.string(), value: z.string() })),
-  raw: z.record(z.string(), z.unknown()).optional(),
-});
+/** An event as Panko v2 serves it: the services' own EventSchema (@stratum/traits), `raw` allowed to be left out. */
+const EventSchema = WireEventSchema.partial({ raw: true });
 type StoredEvent = z.infer<typeof EventSchema>;
 const EventList = z.array(EventSchema);
 const EventTypes = z.array(z.string());
