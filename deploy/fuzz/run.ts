@@ -15,7 +15,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import type { TokensFile } from '@stratum/gateway';
-import { ensureStoreInstalled, freePort, ROOT, startStore } from '@stratum/store-runtime';
+import { ensureStoreInstalled, freePort, isAlive, ROOT, startStore } from '@stratum/store-runtime';
 import { MongoClient } from 'mongodb';
 import { startStack } from '../src/processes';
 import { type Fixtures, type FuzzRequest, fetchOpenApi, fixturesFor, runFuzz, seedFixtures, tallyMarkdown, withSection } from './fuzz';
@@ -30,11 +30,7 @@ export const FUZZ_SECTION = 'Fuzz: generated requests through the gateway';
 async function aliveAndHealthy(pids: Record<string, number>, urls: Record<string, string>): Promise<string[]> {
   const problems: string[] = [];
   for (const [name, pid] of Object.entries(pids)) {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      problems.push(`${name} (pid ${pid}) is not running`);
-    }
+    if (!isAlive(pid)) problems.push(`${name} (pid ${pid}) is not running`);
   }
   for (const [name, url] of Object.entries(urls)) {
     try {

@@ -8,20 +8,11 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort, ROOT } from '@stratum/store-runtime';
+import { freePort, isAlive, ROOT } from '@stratum/store-runtime';
 import { must } from '@stratum/testing';
 import { ensureTokensFile } from '../src';
 
 jest.setTimeout(120_000);
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** A launcher of its own: startStack in a process of its own, printing the pids once every process is healthy. */
 const LAUNCHER = `
@@ -57,12 +48,12 @@ describe('kill -9 of the launcher', () => {
       launcher.once('exit', (code) => fail(new Error(`the launcher exited (${code}) before its stack was up: ${out}`)));
     });
     expect(Object.keys(pids).sort()).toEqual(['domainQuota', 'eventQuery', 'gateway', 'lbaasQuota']);
-    for (const pid of Object.values(pids)) expect(alive(pid)).toBe(true);
+    for (const pid of Object.values(pids)) expect(isAlive(pid)).toBe(true);
 
     launcher.kill('SIGKILL');
     const end = Date.now() + 30_000;
-    while (Object.values(pids).some(alive) && Date.now() < end) await sleep(100);
-    const left = Object.entries(pids).filter(([, pid]) => alive(pid));
+    while (Object.values(pids).some(isAlive) && Date.now() < end) await sleep(100);
+    const left = Object.entries(pids).filter(([, pid]) => isAlive(pid));
     for (const [, pid] of left) process.kill(pid, 'SIGKILL');
     expect(left).toEqual([]);
   });

@@ -9,7 +9,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort } from '@stratum/store-runtime';
+import { freePort, isAlive } from '@stratum/store-runtime';
 import { waitFor } from '@stratum/testing';
 import { ensureTokensFile, type RunningStack, Supervised, startStack } from '../src';
 
@@ -35,15 +35,6 @@ async function answer(url: string): Promise<string | undefined> {
     return undefined; // refused: not listening
   }
 }
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 describe('Supervised (a real child)', () => {
   let toy: Supervised | undefined;
@@ -109,7 +100,7 @@ describe('Supervised (a real child)', () => {
     again.arm();
     const pid = again.pid;
     await again.stop();
-    expect(alive(pid)).toBe(false);
+    expect(isAlive(pid)).toBe(false);
     await sleep(900);
     expect(again.restarts).toBe(0);
     expect(log.lines.filter((l) => l.obj.process === 'toy2')).toEqual([]);
@@ -167,7 +158,7 @@ describe('startStack (the launcher): a killed service comes back', () => {
     const pids = Object.values(s.pids);
     await s.stop();
     stack = undefined;
-    for (const pid of pids) expect(alive(pid)).toBe(false);
+    for (const pid of pids) expect(isAlive(pid)).toBe(false);
     expect(log.lines.filter((l) => l.level === 'warn')).toHaveLength(1);
     expect(Object.values(s.processes).map((p) => p.restarts)).toEqual([1, 0, 0, 0]);
   });

@@ -6,6 +6,18 @@ import type { ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
+ * Whether process `pid` exists (signal 0). A process of another user that we may not signal (EPERM) exists too.
+ */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
  * Stops a child process: SIGTERM, then SIGKILL if it has not exited within 5 s.
  * @returns when it has exited.
  */

@@ -24,6 +24,7 @@ import {
 import { userInfo } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { isAlive } from './child';
 import { confValue, type PgSetting, postgresSettings } from './postgres.settings';
 
 /** Where clusters go whose wanted data directory the `postgres` OS user cannot reach (see clusterDataDir). */
@@ -231,20 +232,11 @@ function logTail(dataDir: string): string {
 // Who uses a cluster: a file <dataDir>.users/<pid>-<random> per startPostgres, so the last one out stops the server
 // and a process that died without stopping (kill -9, a crashed jest) is not counted. Changed under <dataDir>.lock.
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
-
 /** Live users' entries (dead ones are removed). */
 function liveUsers(usersDir: string): string[] {
   if (!existsSync(usersDir)) return [];
   return readdirSync(usersDir).filter((f) => {
-    if (alive(Number(f.split('-')[0]))) return true;
+    if (isAlive(Number(f.split('-')[0]))) return true;
     rmSync(join(usersDir, f), { force: true });
     return false;
   });
@@ -260,7 +252,7 @@ async function withLock<T>(lock: string, fn: () => Promise<T>, timeoutMs = 300_0
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const holder = Number(readFileSync(lock, { encoding: 'utf8', flag: 'r' }) || 0);
-      if (holder && !alive(holder)) rmSync(lock, { force: true });
+      if (holder && !isAlive(holder)) rmSync(lock, { force: true });
       else if (Date.now() > deadline) throw new Error(`${lock} is held by process ${holder}`);
       else await sleep(100);
     }

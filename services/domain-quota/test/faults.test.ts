@@ -5,69 +5,42 @@
  * is what the tree holds. The failure is injected between the steps (the edit hooks), deterministically, as the
  * driver raises a dropped connection.
  */
-import { randomBytes } from 'node:crypto';
-import { loadRegistryFile } from '@stratum/deploy';
-import { buildApp, createDeps, type DomainQuotaDeps, loadConfig } from '@stratum/domain-quota';
-import { signIdentity } from '@stratum/identity';
+import type { DomainQuotaDeps } from '@stratum/domain-quota';
 import { waitFor } from '@stratum/testing';
 import { MongoNetworkError } from 'mongodb';
-import pino from 'pino';
-import request from 'supertest';
-import { stringify } from 'yaml';
+import type request from 'supertest';
+import { type EditHarness, startWithEditHooks } from './edit-harness';
 
 describe('a store failure between the steps of an edit', () => {
-  const secret = randomBytes(24).toString('hex');
-  const cloudAdmin = { userId: 'admin', projectId: 'admin', domainId: 'default', roles: ['admin'] };
+  let h: EditHarness;
   let deps: DomainQuotaDeps;
-  let app: ReturnType<typeof buildApp>;
   /** The step after which the next edit fails (0: none). */
   let failAfter: 0 | 1 | 2 = 0;
 
   beforeAll(async () => {
-    deps = await createDeps(
-      loadConfig({
-        MONGODB_URI: process.env.STRATUM_TEST_MONGODB_URI,
-        MONGODB_DATABASE: `t_${randomBytes(6).toString('hex')}`,
-        STRATUM_IDENTITY_SECRET: secret,
-        LOG_LEVEL: 'silent',
-        REDIS_URL: '',
-        EDIT_LEASE_MS: '1000',
-        EDIT_RECONCILE_INTERVAL_MS: '200',
-      }),
-      pino({ level: 'silent' }),
+    h = await startWithEditHooks(
       {
-        editHooks: {
-          afterStep: async (step) => {
-            if (step !== failAfter) return;
-            failAfter = 0;
-            throw new MongoNetworkError('connection to the store lost mid-edit');
-          },
+        afterStep: async (step) => {
+          if (step !== failAfter) return;
+          failAfter = 0;
+          throw new MongoNetworkError('connection to the store lost mid-edit');
         },
       },
-    );
-    app = buildApp(deps);
-    await loadRegistryFile(
-      deps.store.db,
-      stringify({
+      {
         regions: [{ name: 'R1', volume_types: [], products: [] }],
         departments: [
           { id: 'default', name: 'Cloud', quotas: { R1: { cores: 100, instances: 100 } } },
           { id: 'dept', name: 'Dept', quotas: { R1: { cores: 10, instances: 10 } } },
         ],
         projects: [{ id: 'proj', name: 'proj', domain_id: 'dept', quotas: { R1: { cores: 2 } } }],
-      }),
+      },
     );
+    deps = h.deps;
   });
-  afterAll(() => deps.close());
+  afterAll(() => h.close());
 
-  const patch = (path: string, body: unknown) => {
-    const text = JSON.stringify(body);
-    return request(app)
-      .patch(path)
-      .set({ ...signIdentity(cloudAdmin, secret, { method: 'PATCH', url: path, body: text }), 'Content-Type': 'application/json' })
-      .send(text);
-  };
-  const node = async (owner: string) => (await deps.tree.readQuotaSet('R1', owner)).state;
+  const patch = (path: string, body: unknown) => h.patch(path, body);
+  const node = (owner: string) => h.node(owner);
   const project = async () => (await deps.tree.readProjectQuota('R1', 'proj'))?.state.quotas.cores;
   const settled = async () =>
     Object.keys((await node('default')).pending ?? {}).length + Object.keys((await node('dept')).pending ?? {}).length === 0;

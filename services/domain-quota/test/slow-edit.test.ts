@@ -4,20 +4,13 @@
  * the second fence pruning the first, settled one. When the stalled edits go on, neither may apply on the strength of
  * its old reservation: each starts again on fresh values, so the cloud's `allocated` stays what the tree holds.
  */
-import { randomBytes } from 'node:crypto';
-import { loadRegistryFile } from '@stratum/deploy';
-import { buildApp, createDeps, type DomainQuotaDeps, loadConfig } from '@stratum/domain-quota';
-import { signIdentity } from '@stratum/identity';
+import type { DomainQuotaDeps } from '@stratum/domain-quota';
 import { waitFor } from '@stratum/testing';
-import pino from 'pino';
-import request from 'supertest';
-import { stringify } from 'yaml';
+import { type EditHarness, startWithEditHooks } from './edit-harness';
 
 describe('an edit stalled past its lease', () => {
-  const secret = randomBytes(24).toString('hex');
-  const cloudAdmin = { userId: 'admin', projectId: 'admin', domainId: 'default', roles: ['admin'] };
+  let h: EditHarness;
   let deps: DomainQuotaDeps;
-  let app: ReturnType<typeof buildApp>;
   /** Edits still to stall after their reservation, and what lets them go on. */
   let toStall = 0;
   let stalled = 0;
@@ -27,50 +20,29 @@ describe('an edit stalled past its lease', () => {
   });
 
   beforeAll(async () => {
-    deps = await createDeps(
-      loadConfig({
-        MONGODB_URI: process.env.STRATUM_TEST_MONGODB_URI,
-        MONGODB_DATABASE: `t_${randomBytes(6).toString('hex')}`,
-        STRATUM_IDENTITY_SECRET: secret,
-        LOG_LEVEL: 'silent',
-        REDIS_URL: '',
-        EDIT_LEASE_MS: '1000',
-        EDIT_RECONCILE_INTERVAL_MS: '200',
-      }),
-      pino({ level: 'silent' }),
+    h = await startWithEditHooks(
       {
-        editHooks: {
-          afterStep: async (step) => {
-            if (step !== 1 || toStall === 0) return;
-            toStall--;
-            stalled++;
-            await gate;
-          },
+        afterStep: async (step) => {
+          if (step !== 1 || toStall === 0) return;
+          toStall--;
+          stalled++;
+          await gate;
         },
       },
-    );
-    app = buildApp(deps);
-    await loadRegistryFile(
-      deps.store.db,
-      stringify({
+      {
         regions: [{ name: 'R1', volume_types: [], products: [] }],
         departments: [
           { id: 'default', name: 'Cloud', quotas: { R1: { cores: 100, instances: 100 } } },
           { id: 'dept', name: 'Dept', quotas: { R1: { cores: 10, instances: 10 } } },
         ],
-      }),
+      },
     );
+    deps = h.deps;
   });
-  afterAll(() => deps.close());
+  afterAll(() => h.close());
 
-  const patch = (path: string, body: unknown) => {
-    const text = JSON.stringify(body);
-    return request(app)
-      .patch(path)
-      .set({ ...signIdentity(cloudAdmin, secret, { method: 'PATCH', url: path, body: text }), 'Content-Type': 'application/json' })
-      .send(text);
-  };
-  const node = async (owner: string) => (await deps.tree.readQuotaSet('R1', owner)).state;
+  const patch = (path: string, body: unknown) => h.patch(path, body);
+  const node = (owner: string) => h.node(owner);
 
   it('two stalled edits of one department, rolled back by the reconciler, start again instead of applying', async () => {
     toStall = 2;
