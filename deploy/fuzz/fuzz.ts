@@ -1,6 +1,6 @@
 /**
  * The fuzz suite's runner: requests generated with fast-check for every operation of the gateway's `/openapi.json`
- * (generate.ts), sent raw through the real gateway (wire.ts), each answer judged by one oracle:
+ * (generate.ts, from the valid-ish request of valid.ts and the mutations of mutations*.ts), sent raw through the real gateway (wire.ts), each answer judged by one oracle:
  * - no 5xx (no fault is injected, so not even a 503), no hang (a time limit per request), no connection closed
  *   without an answer (except on a body over the limit, which the gateway may refuse before reading it);
  * - every 4xx in its group's error shape: Panko `{"error_message":{faultcode,faultstring,debuginfo}}` for event
@@ -17,11 +17,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { type Fixtures, type FuzzRequest, operationArbitraries, QUOTA_ITEMS, type Who } from './generate';
+import type { Fixtures, FuzzRequest, Who } from './draft';
+import { operationArbitraries } from './generate';
 import { expectedGroup, type GroupMap, operationsOf, SHAPE_OF, type Shape } from './operations';
+import { QUOTA_ITEMS } from './valid';
 import { sendRaw, type WireOutcome } from './wire';
 
-export type { Fixtures, FuzzRequest, Who } from './generate';
+export type { Fixtures, FuzzRequest, Who } from './draft';
 
 /** One reproduction: the request as sent and what came back. */
 export interface Repro {

@@ -21,7 +21,7 @@ import { startStack } from '../src/processes';
 import { type Fixtures, type FuzzRequest, fetchOpenApi, fixturesFor, runFuzz, seedFixtures, tallyMarkdown, withSection } from './fuzz';
 import type { WireOutcome } from './wire';
 
-const hex = (n: number) => randomBytes(n).toString('hex');
+export const hex = (n: number) => randomBytes(n).toString('hex');
 
 /** The section of deploy/BENCHMARKS.md this run writes (`pnpm bench` replaces only its own sections). */
 export const FUZZ_SECTION = 'Fuzz: generated requests through the gateway';

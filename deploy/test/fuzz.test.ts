@@ -19,8 +19,8 @@ import {
   tallyMarkdown,
   withSection,
 } from '../fuzz/fuzz';
-import { encodeSegment } from '../fuzz/generate';
 import { expectedGroup, operationsOf } from '../fuzz/operations';
+import { encodeSegment } from '../fuzz/valid';
 import { accepts } from '../fuzz/validate';
 import { parseResponse } from '../fuzz/wire';
 
