@@ -25,8 +25,7 @@
  *   saturated (informative; the targets are judged on the rounds).
  * - BENCH_REDIS_URL (default redis://127.0.0.1:6379/0).
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Identity, signIdentity } from '@stratum/identity';
 import { freePort } from '@stratum/store-runtime';
@@ -34,6 +33,7 @@ import { KEYSTONE_MANAGE, type RunningKeystone, startKeystone } from '@stratum/t
 import autocannon from 'autocannon';
 import { startStack } from '../src/processes';
 import { ensureSecret, ensureTokensFile, SAMPLE_PROJECT_ID } from '../src/tokens';
+import { cpuTicks, machineTimes } from './cpu';
 import { startBenchStore } from './store';
 
 const LATENCY_RATIO_TARGET = 1.3;
@@ -64,27 +64,6 @@ interface Measurement {
   serviceCpuUs?: number;
   /** How busy all the machine's cores were during the window, %. */
   machineBusy: number;
-}
-
-/** utime + stime of a process in clock ticks (1/100 s on Linux), or undefined. */
-function cpuTicks(pid: number): number | undefined {
-  const path = `/proc/${pid}/stat`;
-  if (!existsSync(path)) return undefined;
-  // Fields after the command name (which may contain spaces): state is field 3, utime 14, stime 15.
-  const rest = readFileSync(path, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return Number(rest[11]) + Number(rest[12]);
-}
-
-/** Busy and total CPU time of the machine, ms. */
-function machineTimes(): { busy: number; total: number } {
-  let busy = 0;
-  let total = 0;
-  for (const c of cpus()) {
-    const t = c.times.user + c.times.nice + c.times.sys + c.times.irq + c.times.idle;
-    total += t;
-    busy += t - c.times.idle;
-  }
-  return { busy, total };
 }
 
 /** The q-quantile of sorted `xs` (nearest rank). */

@@ -2,7 +2,8 @@
  * Memory of the processes under load, from /proc (Linux): resident set sizes in MiB, sampled every `everyMs` while a
  * load runs, so a suite can report each process's first, last and largest reading ("memory flat under load").
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { childrenOf } from './cpu';
 
 /** VmRSS of a process in KiB, or 0 when it is gone. */
 export function rssKiB(pid: number): number {
@@ -20,12 +21,9 @@ export function rssKiB(pid: number): number {
  */
 function postgresPrivateKiB(postmasterPid: number): number {
   let total = 0;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
+  for (const pid of [postmasterPid, ...childrenOf(postmasterPid)]) {
     try {
-      const status = readFileSync(`/proc/${entry}/status`, 'utf8');
-      if (!new RegExp(`^PPid:\\s+${postmasterPid}$`, 'm').test(status) && Number(entry) !== postmasterPid) continue;
-      const m = /RssAnon:\s+(\d+)/.exec(status);
+      const m = /RssAnon:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
       total += m ? Number(m[1]) : 0;
     } catch {
       // the process ended between the listing and the read

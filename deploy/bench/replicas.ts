@@ -27,8 +27,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Identity, signIdentity } from '@stratum/identity';
@@ -38,15 +37,13 @@ import { MongoClient } from 'mongodb';
 import { Connection } from 'rabbitmq-client';
 import { loadEvents } from '../src/load';
 import { ensureSecret, ensureTokensFile, SAMPLE_PROJECT_ID } from '../src/tokens';
+import { cpuWindow, loadAverage, pidOf } from './cpu';
 import { postmasterPid } from './memory';
 import { capturedNotifications, consumerEnv } from './notifications';
 import { type BenchStore, startBenchStore } from './store';
 
 const AMQP_URL = process.env.BENCH_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/0';
-/** Linux clock ticks per second (utime/stime in /proc/<pid>/stat). */
-const CLK_TCK = 100;
-
 /** A process the bench started: its name, base URL, the child and (when captured) its stdout lines. */
 interface Proc {
   name: string;
@@ -88,74 +85,6 @@ async function startProc(name: string, file: string, env: Record<string, string>
   }
   return { name, url, child, lines };
 }
-
-/** utime + stime of a process in clock ticks, or 0 when it is gone. */
-function cpuTicks(pid: number | undefined): number {
-  if (!pid) return 0;
-  try {
-    // Fields after the command name (which may contain spaces): utime is field 14, stime 15.
-    const rest = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    return Number(rest[11]) + Number(rest[12]);
-  } catch {
-    return 0;
-  }
-}
-
-/** CPU ticks of the cluster's postmaster and all its children (the backends FerretDB's pool holds open). */
-function postgresTicks(postmaster: number | undefined): number {
-  if (!postmaster) return 0;
-  let total = cpuTicks(postmaster);
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (new RegExp(`^PPid:\\s+${postmaster}$`, 'm').test(readFileSync(`/proc/${entry}/status`, 'utf8'))) total += cpuTicks(Number(entry));
-    } catch {
-      // ended between the listing and the read
-    }
-  }
-  return total;
-}
-
-/** Samples of CPU per named process; `stop` gives each one's use over the window in % of one core. */
-function cpuWindow(pids: Record<string, number | undefined>, postmaster: number | undefined) {
-  const read = () => {
-    const t: Record<string, number> = {};
-    for (const [name, pid] of Object.entries(pids)) t[name] = cpuTicks(pid);
-    t.PostgreSQL = postgresTicks(postmaster);
-    const own = process.cpuUsage();
-    t['bench (autocannon)'] = ((own.user + own.system) / 1e6) * CLK_TCK;
-    // Every core's busy time, in ticks too: what all processes on the machine used, ours and others'.
-    t['machine (all)'] = cpus().reduce((a, c) => a + c.times.user + c.times.nice + c.times.sys + c.times.irq, 0) / (1000 / CLK_TCK);
-    return t;
-  };
-  const t0 = read();
-  const start = Date.now();
-  return {
-    stop(): Record<string, number> {
-      const t1 = read();
-      const seconds = (Date.now() - start) / 1000;
-      return Object.fromEntries(Object.keys(t1).map((k) => [k, (100 * ((t1[k] ?? 0) - (t0[k] ?? 0))) / CLK_TCK / seconds]));
-    },
-  };
-}
-
-/** The first process whose command name is `comm`, or undefined (e.g. the machine's Redis). */
-function pidOf(comm: string): number | undefined {
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === comm) return Number(entry);
-    } catch {
-      // ended between the listing and the read
-    }
-  }
-  return undefined;
-}
-
-const loadAverage = () =>
-  loadavg()
-    .map((x) => x.toFixed(2))
-    .join(' / ');
 
 // ---------------------------------------------------------------------------------------------------------------
 // Part 1: two ingestion consumers on one queue
