@@ -189,6 +189,53 @@ describe('KeystoneClient', () => {
   });
 });
 
+describe('KeystoneClient.issueToken', () => {
+  let ks: StubKeystone;
+  beforeEach(async () => {
+    ks = new StubKeystone();
+    await ks.start();
+  });
+  afterEach(() => ks.stop());
+  const auth = {
+    auth: { identity: { methods: ['password'], password: { user: { name: 'u', domain: { name: 'Default' }, password: 'sekrit' } } } },
+  };
+
+  it('posts the body as given, without the service token, asking for no catalog; answers the token and its body', async () => {
+    ks.answer = (_req, res) => {
+      res.writeHead(201, { 'Content-Type': 'application/json', 'X-Subject-Token': 'user-tok' });
+      res.end(JSON.stringify({ token: { expires_at: '2030-01-01T00:00:00Z', methods: ['password'], user: { id: 'u1' } } }));
+    };
+    const out = await new KeystoneClient(settings(ks.url)).issueToken(auth);
+    expect(out).toEqual({
+      kind: 'issued',
+      token: 'user-tok',
+      body: { expires_at: '2030-01-01T00:00:00Z', methods: ['password'], user: { id: 'u1' } },
+    });
+    expect(ks.seen).toHaveLength(1);
+    expect(ks.seen[0]).toMatchObject({ method: 'POST', url: '/v3/auth/tokens?nocatalog', body: auth });
+    expect(ks.seen[0]?.headers['x-auth-token']).toBeUndefined();
+  });
+
+  it('401, 403 and 404 are refusals; 400 is invalid; 5xx, a 201 without a token and no answer throw KeystoneError', async () => {
+    const client = new KeystoneClient(settings(ks.url));
+    for (const status of [401, 403, 404]) {
+      ks.answer = (_req, res) => json(res, status, { error: { code: status, message: 'no' } });
+      expect(await client.issueToken(auth)).toEqual({ kind: 'refused', status });
+    }
+    ks.answer = (_req, res) => json(res, 400, { error: { code: 400, message: "Invalid input for field 'password': sekrit" } });
+    expect(await client.issueToken(auth)).toEqual({ kind: 'invalid' });
+    ks.answer = (_req, res) => json(res, 503, {});
+    await expect(client.issueToken(auth)).rejects.toMatchObject({ name: 'KeystoneError', status: 503 });
+    ks.answer = (_req, res) => json(res, 201, { token: {} });
+    await expect(client.issueToken(auth)).rejects.toMatchObject({ name: 'KeystoneError', status: 201 });
+    ks.answer = () => undefined; // never answers
+    const slow = new KeystoneClient(settings(ks.url, { KEYSTONE_TIMEOUT_MS: '200' }));
+    const err = (await slow.issueToken(auth).catch((e: unknown) => e)) as KeystoneError;
+    expect(err).toMatchObject({ name: 'KeystoneError', status: 0 });
+    expect(err.message).not.toContain('sekrit');
+  });
+});
+
 describe('KeystoneEnv and fromSettings', () => {
   it('no KEYSTONE_URL means no client', () => {
     expect(KeystoneClient.fromSettings(KeystoneEnv.parse({}))).toBeUndefined();

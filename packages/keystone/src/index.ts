@@ -1,7 +1,8 @@
 /**
  * A Keystone v3 client acting as a service user (keystoneauth's `password` plugin, reduced to what Stratum needs):
  * it authenticates with `POST /v3/auth/tokens` (password method, project scope), keeps the token until shortly
- * before its `expires_at`, re-authenticates once on a 401, and reads projects and domains.
+ * before its `expires_at`, re-authenticates once on a 401, and reads projects and domains. It also validates users'
+ * tokens (the gateway's token check) and issues tokens for users' own credentials (the console's sign-in).
  */
 import { z } from 'zod';
 
@@ -55,6 +56,25 @@ export interface KeystoneToken {
   project?: { id: string; name?: string; domain: { id: string; name?: string } };
   domain?: { id: string; name?: string };
   system?: { all?: boolean };
+}
+
+/**
+ * What `POST /v3/auth/tokens?nocatalog` answered for a user's credentials (issueToken):
+ * - `issued`: 201 with `X-Subject-Token` (`token`) and the token's body (`body`: Keystone's `token`, no catalog);
+ * - `refused`: Keystone did not accept the credentials or scope (401, and 403/404 which it answers for some scopes);
+ * - `invalid`: Keystone found the request malformed (400; its message is not kept: it may echo what was sent).
+ * Keystone unreachable, slow or failing (5xx) is a thrown KeystoneError instead.
+ */
+export type IssueResult =
+  | { kind: 'issued'; token: string; body: KeystoneIssuedToken }
+  | { kind: 'refused'; status: number }
+  | { kind: 'invalid' };
+
+/** The body of an issued token (`POST /v3/auth/tokens` → `token`), as Keystone gives it. */
+export interface KeystoneIssuedToken extends KeystoneToken {
+  issued_at?: string;
+  methods?: string[];
+  [key: string]: unknown;
 }
 
 /** Renew the service token this long before Keystone says it expires, in milliseconds (at most a quarter of its life). */
@@ -123,6 +143,37 @@ export class KeystoneClient {
     // Renew a minute early, or a quarter of the lifetime early when tokens live less than four minutes.
     this.token = { value, renewAt: expiresAt - Math.min(RENEW_BEFORE_MS, (expiresAt - Date.now()) / 4) };
     return value;
+  }
+
+  /**
+   * Issues a token for a user's own credentials: `POST /v3/auth/tokens?nocatalog` with `auth` (Keystone's v3 request
+   * body, sent as is), without the service token. The password is never part of an error message.
+   * @returns the token and its body, or why Keystone did not issue one (IssueResult).
+   * @throws KeystoneError (status 0) when Keystone cannot be reached or does not answer within KEYSTONE_TIMEOUT_MS,
+   *   and with the status when it fails (5xx, or a 201 without a token or a readable body).
+   */
+  async issueToken(auth: unknown): Promise<IssueResult> {
+    const res = await this.request('POST', '/v3/auth/tokens?nocatalog', {}, auth);
+    if (res.status === 401 || res.status === 403 || res.status === 404) {
+      await res.body?.cancel().catch(() => undefined);
+      return { kind: 'refused', status: res.status };
+    }
+    if (res.status === 400) {
+      await res.body?.cancel().catch(() => undefined);
+      return { kind: 'invalid' };
+    }
+    const token = res.headers.get('x-subject-token');
+    let body: { token?: KeystoneIssuedToken } | undefined;
+    try {
+      body = res.status === 201 && token ? ((await res.json()) as { token?: KeystoneIssuedToken }) : undefined;
+    } catch {
+      body = undefined; // an answer cut off or not JSON (a timeout while reading included)
+    }
+    if (!token || !body?.token || typeof body.token !== 'object') {
+      await res.body?.cancel().catch(() => undefined);
+      throw new KeystoneError(`Keystone answered ${res.status} to POST /v3/auth/tokens without a token`, res.status);
+    }
+    return { kind: 'issued', token, body: body.token };
   }
 
   /** GET with the service token; a 401 (a revoked token) re-authenticates once. @returns the body, or null on 404. */
