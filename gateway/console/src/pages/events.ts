@@ -3,95 +3,30 @@
  * window with Panko's simple query (A3, `GET /v2/events?q.field=…&q.op=…&q.value=…`), and a resource's timeline
  * (oldest first: e.g. an instance from create to delete), each event's traits expandable. The search lives in the
  * hash (`#/events?resource_id=…&event_type=…&project_id=…&start=…&end=…`) so it can be shared; the token never does.
+ * The search and query are events-query.ts, the templates events-views.ts.
  */
-
-import { EventSchema as WireEventSchema } from '@stratum/traits';
-import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
+import { html, LitElement, nothing, type PropertyValues } from 'lit';
 import { z } from 'zod';
 import { type Api, ApiError } from '../api';
 import { routeParams, setRouteParams } from '../app';
-import { shared } from '../styles';
-
-const EVENTS_PATH = '/v2/events';
-const EVENT_TYPES_PATH = '/v2/event_types';
-// Panko's default page: one instance's life (create to delete) fits in it.
-const PAGE_SIZE = 100;
-
-/** An event as Panko v2 serves it: the services' own EventSchema (@stratum/traits), `raw` allowed to be left out. */
-const EventSchema = WireEventSchema.partial({ raw: true });
-type StoredEvent = z.infer<typeof EventSchema>;
-const EventList = z.array(EventSchema);
-const EventTypes = z.array(z.string());
-
-/** The search fields kept in the URL, in the order they appear in the form. */
-const FIELDS = ['resource_id', 'event_type', 'project_id', 'start', 'end'] as const;
-type Field = (typeof FIELDS)[number];
-type Search = Record<Field, string> & { all_tenants: boolean; order: 'asc' | 'desc' };
-/** What the URL says about the order: nothing (a timeline oldest first, any other search newest first) or a choice. */
-type OrderChoice = '' | 'asc' | 'desc';
-
-/** One A3 filter: `q.field`, `q.op`, `q.value` go positionally, so each filter gives all three. */
-interface QFilter {
-  field: string;
-  op: 'eq' | 'ge' | 'le';
-  value: string;
-}
-
-/** The A3 filters of a search; every one is AND-ed with the caller's visibility (it narrows, never widens). */
-function filtersOf(s: Search, isAdmin: boolean): QFilter[] {
-  const q: QFilter[] = [];
-  if (s.resource_id) q.push({ field: 'resource_id', op: 'eq', value: s.resource_id });
-  if (s.event_type) q.push({ field: 'event_type', op: 'eq', value: s.event_type });
-  if (s.project_id) q.push({ field: 'project_id', op: 'eq', value: s.project_id });
-  if (s.start) q.push({ field: 'start_timestamp', op: 'ge', value: s.start });
-  if (s.end) q.push({ field: 'end_timestamp', op: 'le', value: s.end });
-  // For anyone but a cloud admin `all_tenants` is an ordinary trait name and would match nothing: never send it then.
-  if (isAdmin && s.all_tenants) q.push({ field: 'all_tenants', op: 'eq', value: 'true' });
-  return q;
-}
-
-/** The A3 query string of a search page. */
-export function eventsQuery(s: Search, isAdmin: boolean, marker?: string): string {
-  const p = new URLSearchParams();
-  for (const f of filtersOf(s, isAdmin)) {
-    p.append('q.field', f.field);
-    p.append('q.op', f.op);
-    p.append('q.value', f.value);
-  }
-  p.set('sort', `generated:${s.order}`);
-  p.set('limit', String(PAGE_SIZE));
-  if (marker) p.set('marker', marker);
-  return p.toString();
-}
-
-/** The search the URL holds. A resource's timeline reads oldest first; any other search newest first. */
-function searchFromRoute(isAdmin: boolean): Search {
-  const p = routeParams();
-  const get = (k: string) => p.get(k)?.trim() ?? '';
-  const s = Object.fromEntries(FIELDS.map((f) => [f, get(f)])) as Record<Field, string>;
-  const choice = orderChoice(get('order'));
-  const order = choice || (s.resource_id ? 'asc' : 'desc');
-  // Cloud admins see every project unless the link says otherwise.
-  const all = get('all_tenants');
-  return { ...s, order, all_tenants: isAdmin && all !== '0' && all !== 'false' };
-}
-
-const orderChoice = (v: string): OrderChoice => (v === 'asc' || v === 'desc' ? v : '');
-
-const traitValue = (e: StoredEvent, name: string): string | undefined => e.traits.find((t) => t.name === name)?.value;
-
-/** `2026-11-20T08:15:01.000000` (naive UTC) → `2026-11-20 08:15:01.000 UTC`. */
-function timeText(generated: string): string {
-  const m = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?/.exec(generated);
-  if (!m) return generated;
-  return `${m[1]} ${m[2]}${m[3] ? `.${m[3].slice(0, 3).padEnd(3, '0')}` : ''} UTC`;
-}
-
-/** A datetime-local value (`YYYY-MM-DDThh:mm[:ss]`) or ISO text, as the input's value (seconds kept). */
-function inputTime(v: string): string {
-  const m = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2})?)/.exec(v);
-  return m ? `${m[1]}T${m[2]}` : '';
-}
+import {
+  EVENT_TYPES_PATH,
+  EVENTS_PATH,
+  EventList,
+  EventTypes,
+  eventsQuery,
+  FIELDS,
+  type Field,
+  type OrderChoice,
+  orderChoice,
+  PAGE_SIZE,
+  type Search,
+  type StoredEvent,
+  searchFromRoute,
+  timeText,
+} from './events-query';
+import { eventsStyles } from './events-styles';
+import { renderEvent, renderSearchForm } from './events-views';
 
 /** The events page. */
 export class StratumEvents extends LitElement {
@@ -213,180 +148,21 @@ export class StratumEvents extends LitElement {
     this.expanded = next;
   }
 
-  static override styles = [
-    shared,
-    css`
-      form.search {
-        display: grid;
-        grid-template-columns: repeat(auto-fill, minmax(14rem, 1fr));
-        gap: 0.75rem 1rem;
-        align-items: end;
-      }
-      form.search .wide {
-        grid-column: span 2;
-      }
-      .checkbox {
-        flex-direction: row;
-        align-items: center;
-        gap: 0.4rem;
-        min-height: 2.2rem;
-      }
-      .checkbox input {
-        min-height: auto;
-        width: 1.1rem;
-        height: 1.1rem;
-      }
-      .buttons {
-        display: flex;
-        flex-wrap: wrap;
-        gap: 0.5rem;
-        align-items: center;
-      }
-      .summary {
-        margin: 0.75rem 0 0.25rem;
-      }
-      ol.events {
-        list-style: none;
-        margin: 0;
-        padding: 0;
-      }
-      ol.events > li {
-        border-bottom: 1px solid var(--border);
-        padding: 0.35rem 0.25rem;
-      }
-      /* A timeline: a line down the left, a dot per event. */
-      ol.timeline {
-        border-left: 3px solid #7aa7f0;
-        margin-left: 0.5rem;
-      }
-      ol.timeline > li {
-        position: relative;
-        padding-left: 1rem;
-        border-bottom: none;
-      }
-      ol.timeline > li::before {
-        content: '';
-        position: absolute;
-        left: -0.5rem;
-        top: 0.85rem;
-        width: 0.7rem;
-        height: 0.7rem;
-        border-radius: 50%;
-        background: var(--accent);
-        border: 2px solid #fff;
-      }
-      .head {
-        display: flex;
-        flex-wrap: wrap;
-        gap: 0.25rem 1rem;
-        align-items: center;
-      }
-      .type {
-        font-weight: 700;
-        word-break: break-word;
-      }
-      time {
-        font-variant-numeric: tabular-nums;
-        color: var(--muted);
-        white-space: nowrap;
-      }
-      .mono {
-        font-family: ui-monospace, SFMono-Regular, Menlo, monospace;
-        word-break: break-all;
-      }
-      .meta {
-        display: flex;
-        flex-wrap: wrap;
-        gap: 0.25rem 1rem;
-        font-size: 0.92em;
-        margin-top: 0.2rem;
-      }
-      button.link {
-        background: none;
-        border: none;
-        color: var(--accent-dark);
-        text-decoration: underline;
-        padding: 0;
-        min-height: auto;
-        font: inherit;
-        cursor: pointer;
-      }
-      button.traits {
-        margin-left: auto;
-        padding: 0.1rem 0.6rem;
-        min-height: 1.9rem;
-        font-size: 0.9em;
-      }
-      .traits-table {
-        margin-top: 0.4rem;
-        overflow-x: auto;
-      }
-      .traits-table td {
-        word-break: break-word;
-      }
-      @media (max-width: 600px) {
-        form.search {
-          grid-template-columns: 1fr;
-        }
-        form.search .wide {
-          grid-column: auto;
-        }
-      }
-    `,
-  ];
+  static override styles = eventsStyles;
 
   override render() {
     const s = searchFromRoute(this.isAdmin);
     const order = orderChoice(routeParams().get('order') ?? '');
     return html`
       <h2>Events</h2>
-      <form class="search" role="search" aria-label="Search events" @submit=${this.#submit}>
-        <div class="field wide">
-          <label for="ev-resource">Resource id</label>
-          <input id="ev-resource" name="resource_id" data-testid="events-resource" .value=${s.resource_id}
-            autocomplete="off" spellcheck="false" aria-describedby="ev-resource-hint" />
-          <span id="ev-resource-hint" class="muted">An instance, volume, port… id: shows its timeline, oldest first.</span>
-        </div>
-        <div class="field">
-          <label for="ev-type">Event type</label>
-          <input id="ev-type" name="event_type" data-testid="events-type" list="ev-types" .value=${s.event_type}
-            autocomplete="off" spellcheck="false" placeholder="e.g. compute.instance.create.end" />
-          <datalist id="ev-types">${this.types.map((t) => html`<option value=${t}></option>`)}</datalist>
-        </div>
-        <div class="field">
-          <label for="ev-project">Project id</label>
-          <input id="ev-project" name="project_id" data-testid="events-project" .value=${s.project_id}
-            autocomplete="off" spellcheck="false" />
-        </div>
-        <div class="field">
-          <label for="ev-start">From (UTC)</label>
-          <input id="ev-start" name="start" type="datetime-local" step="1" data-testid="events-start" .value=${inputTime(s.start)} />
-        </div>
-        <div class="field">
-          <label for="ev-end">To (UTC, inclusive)</label>
-          <input id="ev-end" name="end" type="datetime-local" step="1" data-testid="events-end" .value=${inputTime(s.end)} />
-        </div>
-        <div class="field">
-          <label for="ev-order">Order</label>
-          <select id="ev-order" name="order" data-testid="events-order">
-            <option value="" ?selected=${order === ''}>Automatic (a timeline oldest first)</option>
-            <option value="asc" ?selected=${order === 'asc'}>Oldest first</option>
-            <option value="desc" ?selected=${order === 'desc'}>Newest first</option>
-          </select>
-        </div>
-        ${
-          this.isAdmin
-            ? html`<div class="field checkbox">
-                <input id="ev-all" name="all_tenants" type="checkbox" data-testid="events-all-tenants" .checked=${s.all_tenants} />
-                <label for="ev-all">All projects</label>
-              </div>`
-            : nothing
-        }
-        <div class="buttons">
-          <button type="submit" data-testid="events-search">Search</button>
-          <button type="button" class="secondary" @click=${() => this.#clear()}>Clear</button>
-        </div>
-      </form>
+      ${renderSearchForm({
+        search: s,
+        order,
+        isAdmin: this.isAdmin,
+        types: this.types,
+        onSubmit: (e) => this.#submit(e),
+        onClear: () => this.#clear(),
+      })}
       ${this.error ? html`<p class="error" role="alert" data-testid="events-error">${this.error}</p>` : nothing}
       ${this.#renderResults()}
     `;
@@ -417,7 +193,14 @@ export class StratumEvents extends LitElement {
         </p>
         <ol class=${timeline ? 'events timeline' : 'events'} data-testid=${timeline ? 'event-timeline' : 'event-list'}
           aria-label=${timeline ? `Events of ${s.resource_id}` : 'Events'}>
-          ${this.events.map((e) => this.#renderEvent(e, timeline))}
+          ${this.events.map((e) =>
+            renderEvent(e, {
+              open: this.expanded.has(e.message_id),
+              inTimeline: timeline,
+              onToggle: () => this.#toggle(e.message_id),
+              onTimeline: (id) => this.#showTimeline(id),
+            }),
+          )}
         </ol>
         ${
           this.more
@@ -426,56 +209,6 @@ export class StratumEvents extends LitElement {
             : nothing
         }
       </section>
-    `;
-  }
-
-  #renderEvent(e: StoredEvent, inTimeline: boolean) {
-    const open = this.expanded.has(e.message_id);
-    const resource = traitValue(e, 'resource_id');
-    const project = traitValue(e, 'project_id') ?? traitValue(e, 'tenant_id');
-    const panel = `traits-${e.message_id}`;
-    return html`
-      <li data-testid="event-row" data-message-id=${e.message_id} data-event-type=${e.event_type}>
-        <div class="head">
-          <time datetime=${`${e.generated}Z`}>${timeText(e.generated)}</time>
-          <span class="type" data-testid="event-type">${e.event_type}</span>
-          <button type="button" class="secondary traits" data-testid="event-traits" aria-expanded=${open ? 'true' : 'false'}
-            aria-controls=${panel} @click=${() => this.#toggle(e.message_id)}>
-            ${open ? 'Hide' : 'Show'} traits (${e.traits.length})
-          </button>
-        </div>
-        <div class="meta">
-          ${
-            resource
-              ? html`<span>Resource:
-                  ${
-                    inTimeline
-                      ? html`<span class="mono">${resource}</span>`
-                      : html`<button type="button" class="link mono" data-testid="event-resource"
-                          aria-label=${`Timeline of ${resource}`} @click=${() => this.#showTimeline(resource)}>${resource}</button>`
-                  }</span>`
-              : nothing
-          }
-          ${project ? html`<span>Project: <span class="mono">${project}</span></span>` : nothing}
-        </div>
-        ${
-          open
-            ? html`<div class="traits-table" id=${panel} data-testid="event-traits-table">
-                <table>
-                  <caption class="visually-hidden">Traits of ${e.event_type} at ${timeText(e.generated)}</caption>
-                  <thead><tr><th scope="col">Name</th><th scope="col">Type</th><th scope="col">Value</th></tr></thead>
-                  <tbody>
-                    ${e.traits.map(
-                      (t) => html`<tr data-trait=${t.name}><th scope="row" class="mono">${t.name}</th><td>${t.type}</td>
-                        <td class="mono">${t.value}</td></tr>`,
-                    )}
-                    <tr><th scope="row" class="mono">message_id</th><td>—</td><td class="mono">${e.message_id}</td></tr>
-                  </tbody>
-                </table>
-              </div>`
-            : nothing
-        }
-      </li>
     `;
   }
 }

@@ -2,74 +2,29 @@
  * `<stratum-lbaas>`: load balancer quotas (docs/api/lbaas-quota.md). The deployment defaults (B2), the paged list of
  * project records (B1, following `quotas_links`), search by project id, one project's limits and in_use, and set (PUT)
  * and reset (B4) behind a confirmation step. State lives in the hash (`#/lbaas?project_id=…&marker=…&page_reverse=…`)
- * so a view can be shared; the token never goes there.
+ * so a view can be shared; the token never goes there. The model is lbaas-model.ts, the templates lbaas-views.ts.
  */
-import { LBAAS_DISPLAY_NAME, LBAAS_IN_USE_NAME, LBAAS_RESOURCES, type LbaasResource, QuotaLimit } from '@stratum/quota-items';
-import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
-import { z } from 'zod';
+import { LBAAS_RESOURCES, type LbaasResource } from '@stratum/quota-items';
+import { html, LitElement, nothing, type PropertyValues } from 'lit';
 import { type Api, ApiError } from '../api';
 import { routeParams, setRouteParams } from '../app';
-import { formatNumber } from '../format';
-import { shared } from '../styles';
-
-/** Canonical root of Octavia's quota controller, served by the gateway (docs/api/lbaas-quota.md). */
-const ROOT = '/v2.0/lbaas/quotas';
-const PAGE_SIZES = [10, 20, 50, 100] as const;
-const DEFAULT_PAGE_SIZE = 20;
-
-const limits = <T extends z.ZodType>(schema: T) =>
-  z.object(Object.fromEntries(LBAAS_RESOURCES.map((r) => [r, schema])) as Record<LbaasResource, T>);
-
-/** `{"quota": {…}}` of B2, B3 and PUT: effective limits (null resolved to the default). */
-const SingleQuota = z.object({ quota: limits(QuotaLimit).partial() });
-/** A B1 list item: stored limits (null = the default) and in_use counts (`in_use_<resource>`). */
-const ListItem = limits(QuotaLimit.nullable()).partial().extend({ project_id: z.string() }).catchall(z.unknown());
-const QuotaList = z.object({
-  quotas: z.array(ListItem),
-  quotas_links: z.array(z.object({ href: z.string(), rel: z.string() })).default([]),
-});
-
-type Limits = Partial<Record<LbaasResource, number>>;
-type Item = z.infer<typeof ListItem>;
-/** Where a page link leads: the list query it carries. */
-interface PageLink {
-  marker: string;
-  reverse: boolean;
-}
-/** A write waiting for the operator's confirmation. */
-type Pending = { kind: 'save'; changes: Partial<Record<LbaasResource, number | null>> } | { kind: 'reset'; force: boolean };
-
-/** -1 reads "unlimited"; null/undefined "default". */
-function limitText(v: number | null | undefined, dflt?: number): string {
-  if (v === null || v === undefined) return dflt === undefined ? 'default' : `default (${limitText(dflt)})`;
-  return formatNumber(v);
-}
-
-const inUseOf = (item: Item | undefined, r: LbaasResource): number | undefined => {
-  const v = item?.[LBAAS_IN_USE_NAME[r]];
-  return typeof v === 'number' ? v : undefined;
-};
-
-/** A page link's marker and direction, read from its href (any origin: only the query matters). */
-function pageLink(links: { href: string; rel: string }[], rel: 'next' | 'previous'): PageLink | undefined {
-  const link = links.find((l) => l.rel === rel);
-  if (!link) return undefined;
-  const q = new URL(link.href, location.href).searchParams;
-  const marker = q.get('marker');
-  if (!marker) return undefined;
-  return { marker, reverse: /^(1|t|true|y|yes|on)$/i.test(q.get('page_reverse') ?? '') };
-}
-
-/** Parses the edit field of one resource: '' = default (null); else an integer in [-1, 2000000000]. */
-function parseLimit(raw: string): { ok: true; value: number | null } | { ok: false; error: string } {
-  const t = raw.trim().toLowerCase();
-  if (t === '') return { ok: true, value: null };
-  if (t === 'unlimited') return { ok: true, value: -1 };
-  if (!/^-?\d+$/.test(t)) return { ok: false, error: 'a whole number, -1 for unlimited, or empty for the default' };
-  const n = Number(t);
-  const r = QuotaLimit.safeParse(n);
-  return r.success ? { ok: true, value: n } : { ok: false, error: 'between -1 (unlimited) and 2000000000' };
-}
+import {
+  changesOf,
+  DEFAULT_PAGE_SIZE,
+  draftOf,
+  errorMessage,
+  type Item,
+  type Limits,
+  type PageLink,
+  type Pending,
+  pageLink,
+  pageSizeOf,
+  QuotaList,
+  ROOT,
+  SingleQuota,
+} from './lbaas-model';
+import { lbaasStyles } from './lbaas-styles';
+import { renderDefaults, renderDetail, renderList } from './lbaas-views';
 
 /** The load balancer quotas page. */
 export class StratumLbaas extends LitElement {
@@ -151,8 +106,7 @@ export class StratumLbaas extends LitElement {
   }
 
   #pageSize(): number {
-    const n = Number(routeParams().get('limit'));
-    return Number.isInteger(n) && n > 0 && n <= 1000 ? n : DEFAULT_PAGE_SIZE;
+    return pageSizeOf(routeParams());
   }
 
   async #loadDefaults(): Promise<void> {
@@ -255,13 +209,7 @@ export class StratumLbaas extends LitElement {
   }
 
   #startEdit(): void {
-    const item = this.#selectedItem();
-    this.draft = Object.fromEntries(
-      LBAAS_RESOURCES.map((r) => {
-        const stored = item ? item[r] : null;
-        return [r, stored === null || stored === undefined ? '' : String(stored)];
-      }),
-    );
+    this.draft = draftOf(this.#selectedItem());
     this.draftErrors = {};
     this.pending = undefined;
     this.message = '';
@@ -271,21 +219,10 @@ export class StratumLbaas extends LitElement {
   #askSave(e: SubmitEvent): void {
     e.preventDefault();
     if (!this.draft) return;
-    const item = this.#selectedItem();
-    const errors: Partial<Record<LbaasResource, string>> = {};
-    const changes: Partial<Record<LbaasResource, number | null>> = {};
-    for (const r of LBAAS_RESOURCES) {
-      const parsed = parseLimit(this.draft[r] ?? '');
-      if (!parsed.ok) {
-        errors[r] = parsed.error;
-        continue;
-      }
-      const before = item ? (item[r] ?? null) : null;
-      if (parsed.value !== before) changes[r] = parsed.value;
-    }
+    const { errors, changes } = changesOf(this.draft, this.#selectedItem());
     this.draftErrors = errors;
-    if (Object.keys(errors).length > 0) {
-      const first = LBAAS_RESOURCES.find((r) => errors[r]);
+    const first = LBAAS_RESOURCES.find((r) => errors[r]);
+    if (first) {
       this.renderRoot.querySelector<HTMLInputElement>(`#limit-${first}`)?.focus();
       return;
     }
@@ -293,13 +230,23 @@ export class StratumLbaas extends LitElement {
       this.message = 'Nothing changed.';
       return;
     }
-    this.pending = { kind: 'save', changes };
+    this.#ask({ kind: 'save', changes });
   }
 
   #askReset(force = false): void {
-    this.pending = { kind: 'reset', force };
     this.message = '';
     this.detailError = '';
+    this.#ask({ kind: 'reset', force });
+  }
+
+  /** The control that opened the confirmation, to give focus back to when it closes (WAI-ARIA dialog pattern). */
+  #opener: HTMLElement | null = null;
+
+  /** Opens the confirmation of a write; `updated` moves focus to its confirm button. */
+  #ask(pending: Pending): void {
+    const active = this.renderRoot instanceof ShadowRoot ? this.renderRoot.activeElement : null;
+    this.#opener = active instanceof HTMLElement ? active : null;
+    this.pending = pending;
   }
 
   async #confirm(): Promise<void> {
@@ -330,250 +277,77 @@ export class StratumLbaas extends LitElement {
     }
   }
 
-  #cancel(): void {
+  /** Closes the confirmation without writing, and gives focus back to the control that opened it. */
+  async #cancel(): Promise<void> {
     this.pending = undefined;
+    await this.updateComplete;
+    const opener = this.#opener;
+    this.#opener = null;
+    // The opener may be gone (e.g. the forced-reset button): then the detail's reset button.
+    (opener?.isConnected ? opener : this.renderRoot.querySelector<HTMLElement>('[data-testid="lbaas-reset"]'))?.focus();
   }
 
-  static override styles = [
-    shared,
-    css`
-      section {
-        margin-bottom: 1.5rem;
-      }
-      .toolbar {
-        display: flex;
-        flex-wrap: wrap;
-        gap: 0.5rem 1rem;
-        align-items: flex-end;
-      }
-      table.list {
-        min-width: 48rem;
-      }
-      caption {
-        text-align: left;
-        padding: 0.25rem 0;
-      }
-      td.num,
-      th.num {
-        text-align: right;
-      }
-      tr.selected > * {
-        background: #e8f0fe;
-      }
-      .mono {
-        font-family: ui-monospace, SFMono-Regular, Menlo, monospace;
-        word-break: break-all;
-      }
-      .defaults {
-        display: grid;
-        grid-template-columns: repeat(auto-fill, minmax(10rem, 1fr));
-        gap: 0.5rem;
-        margin: 0;
-      }
-      .defaults div {
-        border: 1px solid var(--border);
-        border-radius: 4px;
-        padding: 0.4rem 0.6rem;
-      }
-      .defaults dt {
-        color: var(--muted);
-        font-size: 0.9em;
-      }
-      .defaults dd {
-        margin: 0;
-        font-weight: 600;
-        font-variant-numeric: tabular-nums;
-      }
-      .grid {
-        display: grid;
-        grid-template-columns: repeat(auto-fill, minmax(13rem, 1fr));
-        gap: 0.75rem;
-      }
-      .hint {
-        color: var(--muted);
-        font-size: 0.9em;
-      }
-      .field-error {
-        color: var(--bad);
-        font-size: 0.9em;
-      }
-      .confirm {
-        border: 2px solid var(--bad);
-        border-radius: 6px;
-        padding: 0.75rem;
-        margin-top: 0.75rem;
-      }
-      .detail {
-        border: 1px solid var(--border);
-        border-radius: 6px;
-        padding: 0.75rem;
-      }
-      .buttons {
-        display: flex;
-        flex-wrap: wrap;
-        gap: 0.5rem;
-        margin-top: 0.5rem;
-        align-items: center;
-      }
-      ul.changes {
-        margin: 0.5rem 0;
-      }
-      @media (max-width: 600px) {
-        .toolbar {
-          flex-direction: column;
-          align-items: stretch;
-        }
-      }
-    `,
-  ];
+  static override styles = lbaasStyles;
 
   override render() {
     const p = routeParams();
     const project = p.get('project_id') ?? '';
     return html`
       <h2>Load balancer quotas</h2>
-      <section aria-labelledby="lb-defaults-h">
-        <h3 id="lb-defaults-h">Deployment defaults</h3>
-        ${this.defaultsError ? html`<p class="error" role="alert">${this.defaultsError}</p>` : nothing}
-        <dl class="defaults" data-testid="lbaas-defaults">
-          ${LBAAS_RESOURCES.map(
-            (r) =>
-              html`<div data-resource=${r}><dt>${LBAAS_DISPLAY_NAME[r]}</dt><dd>${this.defaults ? limitText(this.defaults[r]) : '…'}</dd></div>`,
-          )}
-        </dl>
-        <p class="hint">-1 means unlimited; a project without its own limit uses the default.</p>
-      </section>
+      ${renderDefaults(this.defaults, this.defaultsError)}
 
-      <section aria-labelledby="lb-list-h">
-        <h3 id="lb-list-h">Projects</h3>
-        <form class="toolbar" role="search" @submit=${this.#search}>
-          <div class="field">
-            <label for="lb-project">Project id</label>
-            <input id="lb-project" name="project_id" data-testid="lbaas-search" .value=${project} autocomplete="off" spellcheck="false" />
-          </div>
-          <button type="submit" class="primary" data-testid="lbaas-search-submit">Search</button>
-          ${project ? html`<button type="button" class="secondary" @click=${this.#clearSearch}>Show all</button>` : nothing}
-          <div class="field">
-            <label for="lb-size">Rows per page</label>
-            <select id="lb-size" @change=${this.#setPageSize}>
-              ${[...new Set([...PAGE_SIZES, this.#pageSize()])]
-                .sort((a, b) => a - b)
-                .map((n) => html`<option value=${n} ?selected=${n === this.#pageSize()}>${n}</option>`)}
-            </select>
-          </div>
-        </form>
-        ${this.listError ? html`<p class="error" role="alert" data-testid="lbaas-error">${this.listError}</p>` : nothing}
-        <div class="scroll">${this.#renderTable()}</div>
-        <div class="buttons">
-          <button type="button" class="secondary" data-testid="lbaas-prev" ?disabled=${!this.prev} @click=${() => this.prev && this.#page(this.prev)}>
-            ← Previous page
-          </button>
-          <button type="button" class="secondary" data-testid="lbaas-next" ?disabled=${!this.next} @click=${() => this.next && this.#page(this.next)}>
-            Next page →
-          </button>
-          <span class="muted" aria-live="polite">${this.loading ? 'Loading…' : `${this.items.length} shown`}</span>
-        </div>
-      </section>
+      ${renderList({
+        project,
+        pageSize: this.#pageSize(),
+        items: this.items,
+        loading: this.loading,
+        error: this.listError,
+        selected: this.selected,
+        defaults: this.defaults,
+        hasPrev: !!this.prev,
+        hasNext: !!this.next,
+        onSearch: (e) => this.#search(e),
+        onClear: () => this.#clearSearch(),
+        onPageSize: (e) => this.#setPageSize(e),
+        onPrev: () => this.prev && this.#page(this.prev),
+        onNext: () => this.next && this.#page(this.next),
+        onEdit: (id) => void this.#open(id).then(() => this.#startEdit()),
+      })}
 
       ${this.selected ? this.#renderDetail(this.selected) : nothing}
     `;
   }
 
-  #renderTable() {
-    if (!this.loading && this.items.length === 0) {
-      const project = routeParams().get('project_id');
-      return html`<p class="muted">${project ? `No quota record for ${project}: the defaults apply.` : 'No project has its own quota record.'}</p>`;
-    }
-    return html`
-      <table class="list">
-        <caption class="muted">In use / limit per resource</caption>
-        <thead>
-          <tr>
-            <th scope="col">Project</th>
-            ${LBAAS_RESOURCES.map((r) => html`<th scope="col">${LBAAS_DISPLAY_NAME[r]}</th>`)}
-            <th scope="col"><span class="visually-hidden">Actions</span></th>
-          </tr>
-        </thead>
-        <tbody>
-          ${this.items.map(
-            (item) => html`
-              <tr data-testid="lbaas-row" data-project-id=${item.project_id} class=${item.project_id === this.selected ? 'selected' : ''}>
-                <th scope="row" class="mono">${item.project_id}</th>
-                ${LBAAS_RESOURCES.map(
-                  (r) => html`<td data-resource=${r}>${inUseOf(item, r) ?? 0} / ${limitText(item[r], this.defaults?.[r])}</td>`,
-                )}
-                <td>
-                  <button
-                    type="button"
-                    class="secondary"
-                    data-testid="lbaas-edit"
-                    aria-label=${`Open the quotas of ${item.project_id}`}
-                    @click=${() => {
-                      void this.#open(item.project_id).then(() => this.#startEdit());
-                    }}
-                  >
-                    Edit
-                  </button>
-                </td>
-              </tr>
-            `,
-          )}
-        </tbody>
-      </table>
-    `;
-  }
-
   #renderDetail(projectId: string) {
-    const item = this.#selectedItem();
-    const eff = this.selectedLimits;
-    return html`
-      <section class="detail" aria-labelledby="lb-detail-h" data-testid="lbaas-detail" data-project-id=${projectId}>
-        <h3 id="lb-detail-h">Project <span class="mono">${projectId}</span></h3>
-        ${item ? nothing : html`<p class="muted">No quota record yet: the defaults apply, nothing counted in use.</p>`}
-        <div class="scroll">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Resource</th>
-                <th scope="col">Limit</th>
-                <th scope="col">Stored</th>
-                <th scope="col">In use</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${LBAAS_RESOURCES.map(
-                (r) => html`
-                  <tr data-resource=${r}>
-                    <th scope="row">${LBAAS_DISPLAY_NAME[r]}</th>
-                    <td data-testid="lbaas-limit">${eff ? limitText(eff[r]) : '…'}</td>
-                    <td>${item ? limitText(item[r]) : 'default'}</td>
-                    <td data-testid="lbaas-in-use">${inUseOf(item, r) ?? 0}</td>
-                  </tr>
-                `,
-              )}
-            </tbody>
-          </table>
-        </div>
-        <p aria-live="polite" class="ok" data-testid="lbaas-message">${this.message}</p>
-        ${this.detailError ? html`<p class="error" role="alert" data-testid="lbaas-error">${this.detailError}</p>` : nothing}
-        <div class="buttons">
-          ${this.draft ? nothing : html`<button type="button" class="secondary" @click=${() => this.#startEdit()}>Edit limits</button>`}
-          <button type="button" class="danger" data-testid="lbaas-reset" ?disabled=${this.busy} @click=${() => this.#askReset(false)}>
-            Reset to defaults…
-          </button>
-          ${
-            this.offerForce && !this.pending
-              ? html`<button type="button" class="danger" data-testid="lbaas-force-reset" @click=${() => {
-                  this.offerForce = false;
-                  this.#askReset(true);
-                }}>Reset anyway (force)…</button>`
-              : nothing
-          }
-          <button type="button" class="secondary" @click=${() => this.#close()}>Close</button>
-        </div>
-        ${this.draft ? this.#renderForm() : nothing} ${this.pending ? this.#renderConfirm(projectId, this.pending) : nothing}
-      </section>
-    `;
+    return renderDetail({
+      projectId,
+      item: this.#selectedItem(),
+      limits: this.selectedLimits,
+      defaults: this.defaults,
+      message: this.message,
+      error: this.detailError,
+      busy: this.busy,
+      offerForce: this.offerForce,
+      pending: this.pending,
+      draft: this.draft,
+      draftErrors: this.draftErrors,
+      onStartEdit: () => this.#startEdit(),
+      onAskReset: (force) => {
+        if (force) this.offerForce = false;
+        this.#askReset(force);
+      },
+      onClose: () => this.#close(),
+      onDraftInput: (r, value) => {
+        this.draft = { ...this.draft, [r]: value };
+      },
+      onSubmit: (e) => this.#askSave(e),
+      onCancelEdit: () => {
+        this.draft = undefined;
+        this.pending = undefined;
+      },
+      onConfirm: () => void this.#confirm(),
+      onCancelConfirm: () => void this.#cancel(),
+    });
   }
 
   #close(): void {
@@ -583,81 +357,11 @@ export class StratumLbaas extends LitElement {
     this.offerForce = false;
   }
 
-  #renderForm() {
-    const draft = this.draft ?? {};
-    return html`
-      <form @submit=${this.#askSave} novalidate>
-        <h4>Set limits</h4>
-        <p class="hint" id="lb-limit-hint">A whole number; -1 for unlimited; empty for the deployment default.</p>
-        <div class="grid">
-          ${LBAAS_RESOURCES.map(
-            (r) => html`
-              <div class="field">
-                <label for=${`limit-${r}`}>${LBAAS_DISPLAY_NAME[r]}</label>
-                <input
-                  id=${`limit-${r}`}
-                  data-testid=${`lbaas-limit-${r}`}
-                  inputmode="numeric"
-                  autocomplete="off"
-                  placeholder=${`default (${limitText(this.defaults?.[r])})`}
-                  aria-describedby=${this.draftErrors[r] ? `limit-${r}-err` : 'lb-limit-hint'}
-                  aria-invalid=${this.draftErrors[r] ? 'true' : 'false'}
-                  .value=${draft[r] ?? ''}
-                  @input=${(e: Event) => {
-                    this.draft = { ...this.draft, [r]: (e.target as HTMLInputElement).value };
-                  }}
-                />
-                ${this.draftErrors[r] ? html`<span class="error" id=${`limit-${r}-err`}>${this.draftErrors[r]}</span>` : nothing}
-              </div>
-            `,
-          )}
-        </div>
-        <div class="buttons">
-          <button type="submit" class="primary" data-testid="lbaas-save" ?disabled=${this.busy}>Save…</button>
-          <button type="button" class="secondary" @click=${() => {
-            this.draft = undefined;
-            this.pending = undefined;
-          }}>Cancel</button>
-        </div>
-      </form>
-    `;
-  }
-
-  #renderConfirm(projectId: string, pending: Pending) {
-    const what =
-      pending.kind === 'save'
-        ? html`Set these limits of <span class="mono">${projectId}</span>?
-            <ul class="changes">
-              ${Object.entries(pending.changes).map(
-                ([r, v]) => html`<li>${LBAAS_DISPLAY_NAME[r as LbaasResource]}: ${limitText(v, this.defaults?.[r as LbaasResource])}</li>`,
-              )}
-            </ul>`
-        : html`Reset every limit of <span class="mono">${projectId}</span> to the deployment default${pending.force ? ', even though usage is above a default' : ''}?`;
-    return html`
-      <div class="confirm" role="alertdialog" aria-labelledby="lb-confirm-text" data-testid="lbaas-confirm">
-        <p id="lb-confirm-text">${what}</p>
-        <div class="buttons">
-          <button type="button" class="danger" data-testid="confirm" ?disabled=${this.busy} @click=${() => void this.#confirm()}>
-            ${pending.kind === 'save' ? 'Yes, save' : 'Yes, reset'}
-          </button>
-          <button type="button" class="secondary" @click=${() => this.#cancel()}>Cancel</button>
-        </div>
-      </div>
-    `;
-  }
-
   protected override firstUpdated(): void {
     this.addEventListener('keydown', (e) => {
-      if (e.key === 'Escape' && this.pending) this.#cancel();
+      if (e.key === 'Escape' && this.pending) void this.#cancel();
     });
   }
-}
-
-/** The API's text for an error, else the exception's. */
-function errorMessage(e: unknown): string {
-  if (e instanceof ApiError) return e.message;
-  if (e instanceof z.ZodError) return 'Unexpected answer from the API.';
-  return e instanceof Error ? e.message : String(e);
 }
 
 customElements.define('stratum-lbaas', StratumLbaas);
