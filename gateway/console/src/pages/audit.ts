@@ -1,6 +1,7 @@
 /**
- * `<stratum-audit>` (`#/audit?domain_id=…&marker=…`): a department's audit trail, newest first, a page at a time
- * (GET /v3/domain_quotas/{domain_id}/audit?limit&marker, docs/api/domain-quota.md "Audit log").
+ * `<stratum-audit>` (`#/audit?domain_id=…&limit=…&marker=…`): a department's audit trail, newest first, a page at a
+ * time (GET /v3/domain_quotas/{domain_id}/audit?limit&marker, docs/api/domain-quota.md "Audit log"); `limit` (1 to
+ * 1000, the API's range) is the page size, 50 when absent.
  */
 import { css, html, LitElement, nothing, type TemplateResult } from 'lit';
 import { z } from 'zod';
@@ -9,7 +10,13 @@ import { routeParams, setRouteParams } from '../app';
 import { formatNumber, formatTime, unitOf } from '../format';
 import { shared } from '../styles';
 
-const PAGE = 50;
+const DEFAULT_PAGE = 50;
+
+/** The page size a route asks for (`limit`, 1 to 1000 as the API takes), else the default. */
+function pageSizeOf(route: URLSearchParams): number {
+  const n = Number(route.get('limit'));
+  return Number.isInteger(n) && n >= 1 && n <= 1000 ? n : DEFAULT_PAGE;
+}
 
 const Entry = z.object({
   _id: z.string(),
@@ -58,10 +65,13 @@ export class AuditPage extends LitElement {
   declare markers: string[];
   declare loading: boolean;
   declare error: string;
+  /** Entries per page, from the route. */
+  readonly pageSize: number;
 
   constructor() {
     super();
     const p = routeParams();
+    this.pageSize = pageSizeOf(p);
     this.domainId = p.get('domain_id') ?? '';
     const marker = p.get('marker');
     this.markers = marker ? [marker] : [];
@@ -82,9 +92,10 @@ export class AuditPage extends LitElement {
     this.loading = true;
     this.error = '';
     const marker = this.markers.at(-1);
-    setRouteParams({ domain_id: this.domainId, marker });
+    const limit = this.pageSize === DEFAULT_PAGE ? undefined : String(this.pageSize);
+    setRouteParams({ domain_id: this.domainId, limit, marker });
     try {
-      const q = new URLSearchParams({ limit: String(PAGE) });
+      const q = new URLSearchParams({ limit: String(this.pageSize) });
       if (marker) q.set('marker', marker);
       const body = await api.get(`/v3/domain_quotas/${encodeURIComponent(this.domainId)}/audit?${q}`, AuditBody);
       this.entries = body.audit;
@@ -131,7 +142,7 @@ export class AuditPage extends LitElement {
           <label for="domain">Department id</label>
           <input id="domain" data-testid="audit-domain" .value=${this.domainId} required />
         </div>
-        <button type="submit">Show</button>
+        <button type="submit" data-testid="audit-show">Show</button>
         <span role="status" class="muted">${this.loading ? 'Loading…' : ''}</span>
       </form>
       ${this.error ? html`<p class="error" role="alert">${this.error}</p>` : nothing}
@@ -148,7 +159,7 @@ export class AuditPage extends LitElement {
               <th scope="col">Outcome</th><th scope="col">Who</th><th scope="col">Project</th></tr></thead>
             <tbody>
               ${this.entries.map(
-                (e) => html`<tr data-testid="audit-row">
+                (e) => html`<tr data-testid="audit-row" data-entry-id=${e._id}>
                   <td title=${e.at}>${formatTime(e.at)}</td>
                   <td>${e.region ?? '–'}</td>
                   <td>${e.item ?? '(request)'}</td>
@@ -164,8 +175,8 @@ export class AuditPage extends LitElement {
           : nothing
       }
       <div class="pager">
-        <button type="button" class="secondary" ?disabled=${this.markers.length === 0 || this.loading} @click=${this.#newer}>Newer</button>
-        <button type="button" class="secondary" ?disabled=${this.entries.length < PAGE || this.loading} @click=${this.#older}>Older</button>
+        <button type="button" class="secondary" ?disabled=${this.markers.length === 0 || this.loading} data-testid="audit-newer" @click=${this.#newer}>Newer</button>
+        <button type="button" class="secondary" ?disabled=${this.entries.length < this.pageSize || this.loading} data-testid="audit-older" @click=${this.#older}>Older</button>
       </div>`;
   }
 }
