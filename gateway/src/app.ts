@@ -4,8 +4,8 @@
  *
  * - Proxied paths (nearly every request): the fast path (fast-path.ts) on node's own request and response: token
  *   check (auth/authenticate.ts), rate limits, body, signed identity (auth/identity.ts), proxy (proxy/proxy.ts).
- * - Every other path (versions documents, health, readiness, OpenAPI, Keystone look-ups, 404): the express app of
- *   the public routes (public-routes.ts).
+ * - Every other path (versions documents, health, readiness, OpenAPI, Keystone look-ups, the console and its
+ *   sign-in, 404): the express app of the public routes (public-routes.ts).
  *
  * Before either, a request target in absolute form is made origin form and a request head past the limit is a 431.
  */
@@ -38,7 +38,7 @@ export function buildGateway(deps: GatewayDeps): GatewayApp {
   const authenticate = authenticator(tokens, (req) => `${publicUrls.base(req)}/identity`);
   const proxies = createProxies(config, logger, metrics, deps.upstreams);
   const proxied = proxiedHandler({ config, metrics, rateLimits, publicUrls, authenticate, proxies });
-  const app = publicRoutes({ logger, readiness: deps.readiness, publicUrls, authenticate, proxies, common });
+  const app = publicRoutes({ logger, readiness: deps.readiness, publicUrls, authenticate, proxies, common, signIn: deps.signIn });
 
   /** The last resort of the fast path: a 500 in the group's shape, the cause logged. */
   const failed = (res: PlainResponse, group: Group) => (err: unknown) => {

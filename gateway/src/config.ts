@@ -131,6 +131,13 @@ export const GatewayEnv = BaseServiceEnv.pick({ HOST: true, STRATUM_IDENTITY_SEC
     RATE_LIMIT_LBAAS_PER_TOKEN: RateLimit.optional(),
     RATE_LIMIT_DOMAIN_PER_PROJECT: RateLimit.optional(),
     RATE_LIMIT_DOMAIN_PER_TOKEN: RateLimit.optional(),
+    /**
+     * Limits of the console's Keystone sign-in (`POST /console/auth/tokens`, sign-in/), every attempt counted: per
+     * client address (the peer's, or a trusted proxy's forwarded one) and per user (domain and name, lower-cased).
+     * They slow password guessing; `0` = no limit.
+     */
+    RATE_LIMIT_SIGN_IN_PER_ADDRESS: RateLimit.default({ points: 30, seconds: 60 }),
+    RATE_LIMIT_SIGN_IN_PER_USER: RateLimit.default({ points: 10, seconds: 60 }),
     /** How long an upstream may take before the gateway answers 504, in milliseconds. */
     UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
     /** Largest request body the gateway forwards, in bytes; larger is a 413. */

@@ -1,6 +1,7 @@
 /**
- * Composition root of the gateway process: the token check (static file or Keystone with its cache), the rate limits,
- * the metrics and the readiness checks, all sharing one Redis connection when REDIS_URL is set.
+ * Composition root of the gateway process: the token check (static file or Keystone with its cache), the console's
+ * Keystone sign-in, the rate limits, the metrics and the readiness checks, all sharing one Redis connection when
+ * REDIS_URL is set.
  */
 import { cacheRedis, redisAnswers } from '@stratum/cache';
 import type { ReadinessCheck } from '@stratum/http-kit';
@@ -12,6 +13,7 @@ import { GatewayMetrics } from './metrics/metrics';
 import { Replicas } from './proxy/replicas';
 import { RateLimits } from './ratelimit/ratelimit';
 import type { Group } from './routes';
+import { SignInService } from './sign-in/sign-in.service';
 import { TokenCache } from './tokens/tokens.cache';
 import { KeystoneTokens } from './tokens/tokens.keystone';
 import { StaticTokens } from './tokens/tokens.static';
@@ -22,6 +24,8 @@ export interface GatewayDeps {
   logger: Logger;
   tokens: TokenValidator;
   rateLimits: RateLimits;
+  /** The console's Keystone sign-in (sign-in/), on the same Keystone client as the token check; none with static tokens. */
+  signIn: SignInService | undefined;
   metrics: GatewayMetrics;
   /** Each group's upstream replicas (proxy/replicas.ts), shared by the proxies and the readiness checks. */
   upstreams: Record<Group, Replicas>;
@@ -142,6 +146,7 @@ export async function createGatewayDeps(config: GatewayConfig, logger: Logger, o
     logger,
     tokens,
     rateLimits: new RateLimits(config, redis, `${prefix}rl:`),
+    signIn: keystone ? new SignInService(keystone, config, redis, `${prefix}rl:`, logger) : undefined,
     metrics,
     upstreams,
     readiness,

@@ -46,9 +46,35 @@ export const rateLimited = (scope: string, retryAfterSeconds: number) =>
 export const upstreamFailed = (serviceName: string, status: number) =>
   new AppError(status, `The ${serviceName} service is unavailable (${reasonPhrase(status)}).`);
 
-/** 405: a versions document or health check asked with a method other than GET or HEAD. */
-export const methodNotAllowed = () =>
-  new AppError(405, 'The method is not allowed for the requested URL.', undefined, { Allow: 'GET, HEAD' });
+/** 405: a path asked with a method it does not serve (versions documents and health checks: GET and HEAD only). */
+export const methodNotAllowed = (allow = 'GET, HEAD') =>
+  new AppError(405, 'The method is not allowed for the requested URL.', undefined, { Allow: allow });
+
+/** 401 to a console sign-in Keystone did not accept (credentials or scope), with Keystone's own text. */
+export const signInRefused = () => new AppError(401, UNAUTHENTICATED);
+
+/** 503: the console's sign-in could not ask Keystone (down, failing or not answering in time). */
+export const signInUnavailable = () => new AppError(503, IDENTITY_UNAVAILABLE, undefined, { 'Retry-After': '5' });
+
+/**
+ * 400: a console sign-in body that is not Keystone's password auth (sign-in/sign-in.schema.ts), with Keystone's
+ * wording (`Invalid input for field '<path>': <reason>`); the value sent is never echoed.
+ */
+export const signInInvalid = (field: string, reason: string, details?: unknown[]) =>
+  new AppError(400, `Invalid input for field '${field}': ${reason}`, details);
+
+/** 400: a console sign-in body that is not valid JSON (Keystone's text for one). */
+export const signInMalformed = () => new AppError(400, 'Expecting to find valid JSON in request body.');
+
+/** 400: Keystone found a sign-in request malformed that the gateway's schema let through (its text is not echoed). */
+export const signInRejectedByKeystone = () => new AppError(400, 'Keystone refused the request as malformed.');
+
+/** 415: a console sign-in whose body is not `application/json`. */
+export const signInNotJson = () => new AppError(415, 'The request body must be application/json.');
+
+/** 404: password sign-in asked of a gateway with static tokens (no Keystone to ask). */
+export const signInNotOffered = () =>
+  new AppError(404, 'Password sign-in is not offered: this gateway uses static tokens. Sign in with a token.');
 
 /** 403: a Keystone look-up (routes.ts IDENTITY_LOOKUPS) with a valid token. */
 export const identityLookupRefused = () =>

@@ -1,7 +1,8 @@
 /**
  * Every path but the proxied ones, in express, after the common middleware (pipeline.ts): the groups' versions
  * documents and health checks (`<prefix>`, `<prefix>/healthcheck`), the Keystone look-ups (401 or 403), the root
- * versions document, the gateway's own health and readiness, `/openapi.json` and `/docs`; anything else is a 404 in
+ * versions document, the gateway's own health and readiness, `/openapi.json` and `/docs`, the console's sign-in
+ * (`/console/auth`, `/console/auth/tokens`) and then its static files (`/console/`); anything else is a 404 in
  * Keystone's shape.
  */
 import { errorHandler, type ReadinessCheck, readinessHandler, renderKeystoneError } from '@stratum/http-kit';
@@ -15,6 +16,8 @@ import { openapiRouter } from './openapi/openapi.router';
 import type { Middleware } from './pipeline';
 import type { PublicUrls } from './public-url';
 import { GROUPS, type Group, resolve } from './routes';
+import { signInRouter } from './sign-in/sign-in.router';
+import type { SignInService } from './sign-in/sign-in.service';
 import { octaviaVersions } from './versions';
 
 /** What the public routes need. */
@@ -28,6 +31,8 @@ export interface PublicRoutesParts {
   common: readonly Middleware[];
   /** The built operator console served at /console/ (default: console.ts consoleDir()). */
   consoleDir?: string;
+  /** The console's Keystone sign-in; undefined with static tokens (`GET /console/auth` then offers the token only). */
+  signIn?: SignInService;
 }
 
 /**
@@ -74,6 +79,8 @@ export function publicRoutes(parts: PublicRoutesParts): Express {
   });
   app.get('/ready', readinessHandler(parts.readiness));
   app.use(openapiRouter());
+  // Before the console's static files, which answer 405 to anything but GET and HEAD under /console/.
+  app.use(signInRouter(parts.signIn, publicUrls));
   app.use(consoleHandler(parts.consoleDir ?? consoleDir()));
   app.use((_req, _res, next) => next(notFound()));
   app.use(errorHandler(renderKeystoneError, logger));

@@ -133,3 +133,23 @@ describe('isPlainHost', () => {
     expect(isPlainHost(host)).toBe(false);
   });
 });
+
+describe('PublicUrls.clientAddress', () => {
+  const trusted = settings({ TRUSTED_PROXIES: parseTrustedProxies('10.0.0.0/8, ::1') });
+  it("is the peer's own address unless the peer is a trusted proxy", () => {
+    expect(new PublicUrls(settings()).clientAddress(requestFrom('10.0.0.5', { 'x-forwarded-for': '192.0.2.9' }))).toBe('10.0.0.5');
+    expect(new PublicUrls(trusted).clientAddress(requestFrom('192.0.2.1', { 'x-forwarded-for': '198.51.100.2' }))).toBe('192.0.2.1');
+    expect(new PublicUrls(trusted).clientAddress(requestFrom('::ffff:192.0.2.1', {}))).toBe('192.0.2.1');
+  });
+  it('from a trusted proxy, the right-most forwarded hop that is not a trusted proxy (what the client sent itself is not believed)', () => {
+    const urls = new PublicUrls(trusted);
+    expect(urls.clientAddress(requestFrom('10.0.0.5', { 'x-forwarded-for': '203.0.113.7, 198.51.100.2, 10.1.1.1' }))).toBe('198.51.100.2');
+    expect(urls.clientAddress(requestFrom('::1', { 'x-forwarded-for': '198.51.100.2:4711' }))).toBe('198.51.100.2');
+    expect(urls.clientAddress(requestFrom('10.0.0.5', { forwarded: 'for=203.0.113.7, for="[2001:db8::1]:4711";proto=https' }))).toBe(
+      '2001:db8::1',
+    );
+    expect(urls.clientAddress(requestFrom('10.0.0.5', { 'x-forwarded-for': 'unknown' }))).toBe('10.0.0.5');
+    expect(urls.clientAddress(requestFrom('10.0.0.5', { 'x-forwarded-for': '203.0.113.7, unknown, 10.1.1.1' }))).toBe('10.1.1.1');
+    expect(urls.clientAddress(requestFrom('10.0.0.5', {}))).toBe('10.0.0.5');
+  });
+});

@@ -80,6 +80,26 @@ function forwardedPairs(header: string | undefined): { host?: string; proto?: st
   return out;
 }
 
+/** An address as a forwarded hop gives it (`192.0.2.1`, `192.0.2.1:4711`, `[2001:db8::1]:4711`, `2001:db8::1`), or null. */
+function hopAddress(text: string): { address: string; type: 'ipv4' | 'ipv6' } | null {
+  let v = text.trim();
+  if (v.startsWith('"') && v.endsWith('"') && v.length >= 2) v = v.slice(1, -1);
+  if (v.startsWith('[')) v = v.slice(1, v.indexOf(']') < 0 ? v.length : v.indexOf(']'));
+  else if (isIP(v) === 0 && /^[^:]+:\d+$/.test(v)) v = v.slice(0, v.lastIndexOf(':'));
+  if (v.startsWith('::ffff:') && isIP(v.slice(7)) === 4) v = v.slice(7);
+  const family = isIP(v);
+  return family === 0 ? null : { address: v, type: family === 4 ? 'ipv4' : 'ipv6' };
+}
+
+/** The `for=` address of one element of an RFC 7239 `Forwarded` header, or null. */
+function forwardedFor(element: string): { address: string; type: 'ipv4' | 'ipv6' } | null {
+  for (const pair of element.split(';')) {
+    const eq = pair.indexOf('=');
+    if (eq >= 0 && pair.slice(0, eq).trim().toLowerCase() === 'for') return hopAddress(pair.slice(eq + 1));
+  }
+  return null;
+}
+
 /** A configured public URL without its trailing slash. */
 const trimmed = (url: string) => url.replace(/\/+$/, '');
 
@@ -135,6 +155,33 @@ export class PublicUrls {
     const host = fwd.host ?? first(h, 'x-forwarded-host') ?? '';
     const prefix = first(h, 'x-forwarded-prefix') ?? '';
     return `${proto === 'http' || proto === 'https' ? proto : ownProto}://${isPlainHost(host) ? host : ownHost}${PREFIX.test(prefix) ? prefix.replace(/\/$/, '') : ''}`;
+  }
+
+  /**
+   * The client's address, for per-client limits (the console's sign-in): the peer's own, unless the peer is a proxy
+   * in TRUSTED_PROXIES; then the hops of its `Forwarded` (`for=`) or else `X-Forwarded-For` are read from the right,
+   * each trusted proxy skipped, and the first address not trusted is the client's. A hop that is not an IP address
+   * (`unknown`, an obfuscated name) stops the walk at the last trusted proxy's address.
+   */
+  clientAddress(req: IncomingMessage): string {
+    const peer = peerOf(req);
+    if (!peer) return req.socket.remoteAddress ?? '';
+    const list = this.settings.TRUSTED_PROXIES;
+    if (!list?.check(peer.address, peer.type)) return peer.address;
+    const h = req.headers;
+    const joined = (name: string) => (Array.isArray(h[name]) ? (h[name] as string[]).join(',') : (h[name] as string | undefined));
+    const forwarded = joined('forwarded');
+    const hops = forwarded
+      ? forwarded.split(',').map((element) => forwardedFor(element))
+      : (joined('x-forwarded-for') ?? '').split(',').map((v) => hopAddress(v.trim()));
+    let client = peer.address;
+    for (let i = hops.length - 1; i >= 0; i--) {
+      const hop = hops[i];
+      if (!hop) break;
+      client = hop.address;
+      if (!list.check(hop.address, hop.type)) break;
+    }
+    return client;
   }
 
   /**

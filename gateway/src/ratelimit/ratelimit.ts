@@ -41,18 +41,24 @@ export function limitSubject(identity: Identity): string {
   return `u:${identity.userId}`;
 }
 
+/**
+ * One fixed-window limiter: counted in Redis under `keyPrefix` when there is one (an in-process limiter insures it
+ * while Redis is down), else in this process. @returns null for no limit.
+ */
+export function makeLimiter(limit: RateLimit, redis: Redis | undefined, keyPrefix: string): RateLimiterAbstract | null {
+  if (!limit) return null;
+  const opts = { points: limit.points, duration: limit.seconds, keyPrefix };
+  const memory = new RateLimiterMemory(opts);
+  if (!redis) return memory;
+  return new RateLimiterRedis({ ...opts, storeClient: redis, rejectIfRedisNotReady: true, insuranceLimiter: memory });
+}
+
 export class RateLimits {
   private readonly limiters: Record<Group, Limiters>;
 
   /** @param prefix Redis key prefix (e.g. `stratum:gw:rl:`). */
   constructor(config: GatewayConfig, redis: Redis | undefined, prefix: string) {
-    const make = (group: Group, scope: 'project' | 'token', limit: RateLimit): RateLimiterAbstract | null => {
-      if (!limit) return null;
-      const opts = { points: limit.points, duration: limit.seconds, keyPrefix: `${prefix}${group}:${scope}` };
-      const memory = new RateLimiterMemory(opts);
-      if (!redis) return memory;
-      return new RateLimiterRedis({ ...opts, storeClient: redis, rejectIfRedisNotReady: true, insuranceLimiter: memory });
-    };
+    const make = (group: Group, scope: 'project' | 'token', limit: RateLimit) => makeLimiter(limit, redis, `${prefix}${group}:${scope}`);
     const forGroup = (group: Group): Limiters => {
       const l = groupLimits(config, group);
       return { project: make(group, 'project', l.project), token: make(group, 'token', l.token) };
@@ -79,7 +85,7 @@ export class RateLimits {
 }
 
 /** Consumes one point. @returns null when allowed, else the seconds until the window resets (≥ 1). */
-async function take(limiter: RateLimiterAbstract | null, key: string): Promise<number | null> {
+export async function take(limiter: RateLimiterAbstract | null, key: string): Promise<number | null> {
   if (!limiter) return null;
   try {
     await limiter.consume(key);

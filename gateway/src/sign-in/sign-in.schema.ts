@@ -1,0 +1,102 @@
+/**
+ * The console's sign-in request, `POST /console/auth/tokens`: Keystone's own v3 password-auth body
+ * (`POST /v3/auth/tokens`, docs/api/README.md "Authentication"), reduced to what the console sends. Only the
+ * `password` method, a user named within a domain, and an explicit scope: a project (by id, or by name within a
+ * domain), a domain, or the system. Every object is strict (an unknown key, `__proto__` and `constructor` included,
+ * is refused), names are at most 255 characters and passwords at most 4096 (Keystone's own limits), and no text may
+ * hold control characters (http-kit hasUnsafeChars for names and ids; Unicode `Cc` for the password).
+ */
+import { hasUnsafeChars } from '@stratum/http-kit';
+import { z } from 'zod';
+
+/** Keystone's limit on user, project and domain names. */
+export const MAX_NAME_LENGTH = 255;
+/** Keystone's limit on a password (`[identity] max_password_length`). */
+export const MAX_PASSWORD_LENGTH = 4096;
+/** Keystone's ids are at most 64 characters. */
+export const MAX_ID_LENGTH = 64;
+
+const CONTROL = /\p{Cc}/u;
+
+/** A user, project or domain name. */
+const Name = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(MAX_NAME_LENGTH, `must be at most ${MAX_NAME_LENGTH} characters`)
+  .refine((s) => !hasUnsafeChars(s), 'must not contain control or format characters');
+/** A project or domain id. */
+const Id = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(MAX_ID_LENGTH, `must be at most ${MAX_ID_LENGTH} characters`)
+  .refine((s) => !hasUnsafeChars(s), 'must not contain control or format characters');
+/** The password: any printable text (spaces and non-ASCII letters included), never echoed in an error. */
+const Password = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(MAX_PASSWORD_LENGTH, `must be at most ${MAX_PASSWORD_LENGTH} characters`)
+  .refine((s) => !CONTROL.test(s), 'must not contain control characters');
+
+/** A domain, by name or by id (exactly one). */
+const DomainRef = z.union([z.strictObject({ name: Name }), z.strictObject({ id: Id })]);
+
+/** `scope`: a project by name within a domain, or by id; a domain; or the whole system (cloud admin). */
+export const SignInScope = z.union([
+  z.strictObject({ project: z.strictObject({ name: Name, domain: DomainRef }) }),
+  z.strictObject({ project: z.strictObject({ id: Id }) }),
+  z.strictObject({ domain: DomainRef }),
+  z.strictObject({ system: z.strictObject({ all: z.literal(true) }) }),
+]);
+
+/** The request body, exactly as Keystone's `POST /v3/auth/tokens` takes it (the gateway forwards it unchanged). */
+export const SignInBody = z
+  .strictObject({
+    auth: z.strictObject({
+      identity: z.strictObject({
+        methods: z.tuple([z.literal('password')], 'must be ["password"]: the only method offered'),
+        password: z.strictObject({
+          user: z.strictObject({ name: Name, domain: DomainRef, password: Password }),
+        }),
+      }),
+      scope: SignInScope,
+    }),
+  })
+  .meta({ id: 'SignInRequest' });
+export type SignInBody = z.infer<typeof SignInBody>;
+
+/**
+ * The key of the per-user rate limit: the user's domain (`id:` or `name:` and its value) and name, lower-cased, so
+ * `Admin` and `admin` share one count, as Keystone's SQL backend compares names case-insensitively.
+ */
+export function userKey(body: SignInBody): string {
+  const { name, domain } = body.auth.identity.password.user;
+  const d = 'id' in domain ? `id:${domain.id}` : `name:${domain.name}`;
+  return `${d}/${name}`.toLowerCase();
+}
+
+/** The answer's body: the issued token without its catalog (Keystone's `token`, reduced). */
+export const SignInToken = z
+  .object({
+    token: z.object({
+      expires_at: z.string(),
+      issued_at: z.string().optional(),
+      methods: z.array(z.string()).optional(),
+      user: z.object({
+        id: z.string(),
+        name: z.string().optional(),
+        domain: z.object({ id: z.string(), name: z.string().optional() }).optional(),
+      }),
+      roles: z.array(z.object({ id: z.string(), name: z.string() })).optional(),
+      project: z
+        .object({ id: z.string(), name: z.string().optional(), domain: z.object({ id: z.string(), name: z.string().optional() }) })
+        .optional(),
+      domain: z.object({ id: z.string(), name: z.string().optional() }).optional(),
+      system: z.object({ all: z.boolean().optional() }).optional(),
+    }),
+  })
+  .meta({ id: 'SignInToken' });
+export type SignInToken = z.infer<typeof SignInToken>;
+
+/** `GET /console/auth`: the ways to sign in this gateway offers (`password` only with Keystone). */
+export const SignInMethods = z.object({ methods: z.array(z.enum(['token', 'password'])) }).meta({ id: 'SignInMethods' });
+export type SignInMethods = z.infer<typeof SignInMethods>;
