@@ -24,7 +24,8 @@ export const shared = css`
   h2 { font-size: 1.3rem; }
   h3 { font-size: 1.1rem; }
   a { color: var(--accent-dark); }
-  a:focus-visible, button:focus-visible, input:focus-visible, select:focus-visible, summary:focus-visible {
+  a:focus-visible, button:focus-visible, input:focus-visible, select:focus-visible, summary:focus-visible,
+  [tabindex]:focus-visible {
     outline: 3px solid #f59e0b;
     outline-offset: 2px;
   }
@@ -62,7 +63,12 @@ export const shared = css`
   .ok { color: var(--ok); }
   .row { display: flex; flex-wrap: wrap; gap: 0.75rem; align-items: end; }
   .field { display: flex; flex-direction: column; gap: 0.2rem; }
-  .scroll { overflow-x: auto; }
+  /*
+   * A region that scrolls sideways on a narrow screen. position: relative keeps absolutely placed descendants (a
+   * .visually-hidden header) inside it, or they widen the document. When it holds nothing focusable, give it
+   * tabindex="0", role="region" and a label, so a keyboard can scroll it (WCAG 2.1.1; axe scrollable-region-focusable).
+   */
+  .scroll { overflow-x: auto; position: relative; }
   .visually-hidden {
     position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden;
     clip: rect(0, 0, 0, 0); white-space: nowrap; border: 0;

@@ -153,7 +153,7 @@ export class AuditPage extends LitElement {
       }
       ${
         this.entries.length > 0
-          ? html`<div class="scroll"><table>
+          ? html`<div class="scroll" tabindex="0" role="region" aria-label=${`Audit entries of ${this.domainId}`}><table>
             <caption class="visually-hidden">Audit entries of ${this.domainId}, newest first</caption>
             <thead><tr><th scope="col">When</th><th scope="col">Region</th><th scope="col">Item</th><th scope="col">Change</th>
               <th scope="col">Outcome</th><th scope="col">Who</th><th scope="col">Project</th></tr></thead>

@@ -100,7 +100,8 @@ export function renderEvent(
       </div>
       ${
         open
-          ? html`<div class="traits-table" id=${panel} data-testid="event-traits-table">
+          ? html`<div class="traits-table" id=${panel} data-testid="event-traits-table" tabindex="0" role="region"
+              aria-label=${`Traits of ${e.event_type}`}>
               <table>
                 <caption class="visually-hidden">Traits of ${e.event_type} at ${timeText(e.generated)}</caption>
                 <thead><tr><th scope="col">Name</th><th scope="col">Type</th><th scope="col">Value</th></tr></thead>

@@ -117,7 +117,7 @@ export function renderTable(v: {
                   type="button"
                   class="secondary"
                   data-testid="lbaas-edit"
-                  aria-label=${`Open the quotas of ${item.project_id}`}
+                  aria-label=${`Edit the quotas of ${item.project_id}`}
                   @click=${() => v.onEdit(item.project_id)}
                 >
                   Edit
@@ -163,7 +163,7 @@ export function renderDetail(v: DetailView) {
     <section class="detail" aria-labelledby="lb-detail-h" data-testid="lbaas-detail" data-project-id=${v.projectId}>
       <h3 id="lb-detail-h">Project <span class="mono">${v.projectId}</span></h3>
       ${item ? nothing : html`<p class="muted">No quota record yet: the defaults apply, nothing counted in use.</p>`}
-      <div class="scroll">
+      <div class="scroll" tabindex="0" role="region" aria-label=${`Limits of ${v.projectId}`}>
         <table>
           <thead>
             <tr>

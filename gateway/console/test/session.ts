@@ -1,0 +1,63 @@
+/**
+ * What every console browser test file starts with (once, in beforeAll): the console built as its sources are now,
+ * the real stack (startTestStack) with the sample registry and events, the gateway listening, and one Chromium. And
+ * the steps each test repeats: a fresh page, signing in as a persona from a given URL, the API through the gateway.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadSamples } from '@stratum/deploy';
+import { listenGateway, startTestStack, type TestStack, tokenOf } from '@stratum/testing';
+import type { Browser, Page } from 'playwright-core';
+import request from 'supertest';
+import { launchBrowser, newPage, pageErrors, ROOT } from './browser';
+
+export type Persona = keyof TestStack['personas'];
+
+export interface ConsoleSession {
+  stack: TestStack;
+  gateway: { url: string; close(): Promise<void> };
+  browser: Browser;
+  /** A supertest agent on the gateway: the API as any client sees it. */
+  api(): ReturnType<typeof request>;
+  /** The X-Auth-Token header of a persona. */
+  as(who: Persona): Record<string, string>;
+  /** A fresh page in its own context (no shared storage), with its console errors collected. */
+  open(viewport?: { width: number; height: number }): Promise<{ page: Page; errors: string[] }>;
+  /** Opens the console at `hash` on `page` and signs in with a persona's static token, as a person would. */
+  signIn(page: Page, hash?: string, who?: Persona): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Builds the console if stale, and starts the stack (samples loaded), the gateway and Chromium. */
+export async function startSession(): Promise<ConsoleSession> {
+  const build = spawnSync('sh', [join(ROOT, 'gateway/console/build.sh')], { encoding: 'utf8' });
+  if (build.status !== 0 || !existsSync(join(ROOT, 'gateway/console/dist/index.html'))) {
+    throw new Error(`gateway/console/build.sh failed: ${build.stderr || build.stdout}`);
+  }
+  const [stack, browser] = await Promise.all([startTestStack(), launchBrowser()]);
+  await loadSamples(stack.db, join(ROOT, 'deploy/samples'));
+  const gateway = await listenGateway(stack);
+  return {
+    stack,
+    gateway,
+    browser,
+    api: () => request(stack.gateway),
+    as: (who) => tokenOf(stack, who),
+    async open(viewport) {
+      const { page } = await newPage(browser, viewport);
+      return { page, errors: pageErrors(page) };
+    },
+    async signIn(page, hash = '', who = 'admin') {
+      await page.goto(`${gateway.url}/console/${hash}`);
+      await page.getByTestId('token-input').fill(stack.personas[who].token);
+      await page.getByTestId('sign-in').click();
+      await page.getByTestId('signed-in-as').waitFor();
+    },
+    async close() {
+      await browser.close();
+      await gateway.close();
+      await stack.close();
+    },
+  };
+}
