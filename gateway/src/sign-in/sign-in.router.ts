@@ -65,7 +65,7 @@ export function signInRouter(service: SignInService | undefined, publicUrls: Pub
 
   router.all(
     SIGN_IN_PATH,
-    async (req, res, next) => {
+    async (req, _res, next) => {
       if (!service) return next(signInNotOffered());
       if (req.method !== 'POST') return next(methodNotAllowed('POST'));
       const refused = await service.countAddress(publicUrls.clientAddress(req));
@@ -75,7 +75,7 @@ export function signInRouter(service: SignInService | undefined, publicUrls: Pub
     },
     jsonBody,
     validBody,
-    async (req, res) => {
+    async (_req, res) => {
       const { body } = validBody.input(res);
       const signedIn = await (service as SignInService).signIn(body, res.locals.requestId as string | undefined);
       res.status(201).set({ 'X-Subject-Token': signedIn.token, 'Cache-Control': 'no-store' }).json(signedIn.body);
