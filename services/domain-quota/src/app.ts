@@ -17,7 +17,7 @@ export function buildApp(deps: DomainQuotaDeps): Express {
     readiness: deps.readiness,
     routers: [
       domainQuotasRouter(deps.domainQuotas, deps.audit, deps.policy),
-      registryRouter(deps.registryService, deps.integrity, deps.policy),
+      registryRouter(deps.registryService, deps.projectUsage, deps.integrity, deps.policy),
     ],
   });
 }

@@ -15,6 +15,7 @@ import { EditReconciler } from './domain-quotas/domain-quotas.reconciler';
 import { QuotaTreeRepository } from './domain-quotas/domain-quotas.repository';
 import { DomainQuotasService } from './domain-quotas/domain-quotas.service';
 import { DomainQuotaPolicy } from './policy';
+import { ProjectUsageService } from './registry/project-usage.service';
 import { RegistryRepository } from './registry/registry.repository';
 import { RegistryService } from './registry/registry.service';
 import { RegistrySubscriber } from './registry/registry.subscriber';
@@ -29,6 +30,8 @@ export interface DomainQuotaDeps {
   audit: AuditLog;
   domainQuotas: DomainQuotasService;
   registryService: RegistryService;
+  /** Per-project actual use and its per-department sums. */
+  projectUsage: ProjectUsageService;
   /** The RBAC rules: the defaults, overridden by POLICY_FILE. */
   policy: DomainQuotaPolicy;
   /** The sum check and repair of the quota tree. */
@@ -128,6 +131,7 @@ export async function createDeps(
     audit,
     domainQuotas: new DomainQuotasService(tree, registry, treeEdits, audit),
     registryService,
+    projectUsage: new ProjectUsageService(registry),
     policy,
     integrity,
     reconciler,

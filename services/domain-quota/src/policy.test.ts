@@ -45,6 +45,7 @@ describe('domain-quota policy defaults', () => {
     ['registry:get', CLOUD_ADMINS],
     ['registry:update', CLOUD_ADMINS],
     ['registry:usage:update', [...CLOUD_ADMINS, 'service']],
+    ['registry:domain_usage:get', [...CLOUD_ADMINS, 'deptAdmin', 'deptAdminViaProject']],
   ];
 
   it.each(table)('%s on dept-a: allowed to %j only', (action, allowed) => {

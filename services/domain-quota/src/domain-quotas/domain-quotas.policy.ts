@@ -9,6 +9,7 @@
  */
 import type { Identity } from '@stratum/identity';
 import type { RuleDefault } from '@stratum/policy';
+import { REGISTRY_PREFIX } from '../registry/registry.schema';
 import { DOMAIN_QUOTAS_ROOT, DOMAIN_USAGE_ROOT } from './domain-quotas.schema';
 
 const QUOTAS = `${DOMAIN_QUOTAS_ROOT}/{domain_id}`;
@@ -29,8 +30,12 @@ export const DOMAIN_QUOTA_RULES: readonly RuleDefault[] = [
   {
     name: 'identity:get_domain_quota',
     check: 'rule:cloud_admin or rule:domain_admin',
-    description: "Show a department's quotas, allocations and usage, or one of its projects' allocations.",
-    operations: [op('GET', QUOTAS), op('GET', `${QUOTAS}/projects/{project_id}`)],
+    description: "Show a department's quotas, allocations and usage, one of its projects' allocations, or its projects' summed actual use.",
+    operations: [
+      op('GET', QUOTAS),
+      op('GET', `${QUOTAS}/projects/{project_id}`),
+      op('GET', `${REGISTRY_PREFIX}/usage?domain_id={domain_id}`),
+    ],
   },
   {
     name: 'identity:update_domain_quota',

@@ -59,7 +59,7 @@ export function quotaPatchBody<W extends 'domain' | 'project'>(wrapper: W) {
  * member named `__proto__` (JSON.parse makes one), and such an item must be refused as unknown like any other, not
  * silently left out of the edit. The issues (and so the messages) are `shape`'s.
  */
-function checkedAsGiven<S extends z.ZodType>(shape: S) {
+export function checkedAsGiven<S extends z.ZodType>(shape: S) {
   return z.custom<z.output<S>>().check((ctx) => {
     const parsed = shape.safeParse(ctx.value);
     if (!parsed.success) for (const issue of parsed.error.issues) ctx.issues.push({ ...issue, input: ctx.value } as z.core.$ZodRawIssue);

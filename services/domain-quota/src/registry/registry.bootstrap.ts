@@ -5,7 +5,8 @@
  *   loading samples again never undoes what the API changed.
  * - `merge`: what the file names is added or set (a region's volume types and products are added to what it has;
  *   a department's or project's quotas are set item by item), everything else is kept.
- * - `replace`: afterwards the registry holds exactly the file: regions, departments, projects and usage the file
+ * - `replace`: afterwards the registry holds exactly the file: regions, departments, projects and usage (of regions
+ *   and of projects) the file
  *   does not name are deleted, and quota nodes it does not name are emptied (new revisions, never deleted, so caches
  *   and edits in flight see the change like any other).
  *
@@ -25,7 +26,7 @@ import {
   quotaSetId,
   type Values as StoredValues,
 } from '../domain-quotas/domain-quotas.repository';
-import type { RegionDoc, RegistryRepository } from './registry.repository';
+import { type ProjectUsageDoc, projectUsageId, type RegionDoc, type RegistryRepository } from './registry.repository';
 import { KeystoneId, PathSafeName, RegionName, SafeText } from './registry.schema';
 
 const Values = z.record(z.string(), z.number());
@@ -39,6 +40,8 @@ export const RegistryFile = z.object({
   departments: z.array(z.object({ id: KeystoneId, name: SafeText, quotas: PerRegion.default({}) })),
   projects: z.array(z.object({ id: KeystoneId, name: SafeText, domain_id: KeystoneId, quotas: PerRegion.default({}) })).default([]),
   usage: z.record(z.string(), z.object({ collected_at: z.string(), values: Values })).default({}),
+  /** project id → region → that project's actual use (optional). */
+  project_usage: z.record(KeystoneId, z.record(z.string(), z.object({ collected_at: z.string(), values: Values }))).default({}),
 });
 export type RegistryFile = z.infer<typeof RegistryFile>;
 
@@ -54,6 +57,14 @@ function toMilliMap(values: Record<string, number>, items: Map<string, ItemSpec>
     out[name] = m.milli;
   }
   return out;
+}
+
+/** A file's time as ISO-8601 UTC (the API's form); a time without an offset is UTC. @throws Error when not a time. */
+function utcTime(text: string, where: string): string {
+  const hasOffset = /(Z|[+-]\d\d:?\d\d)$/i.test(text);
+  const ms = Date.parse(hasOffset ? text : `${text.replace(/(\.\d{3})\d+$/, '$1')}Z`);
+  if (Number.isNaN(ms)) throw new Error(`${where}: collected_at ${text} is not an ISO-8601 time`);
+  return new Date(ms).toISOString();
 }
 
 /** Adds a child's quotas into its parent's `allocated` (finite values) and `unlimited` (count of -1). */
@@ -143,11 +154,32 @@ export async function loadRegistry(repo: RegistryRepository, yamlText: string, m
     values: toMilliMap(u.values, known(region, 'usage'), `usage ${region}`),
   }));
 
+  const projectIds = new Set([
+    ...(mode === 'merge' ? (await repo.listProjects()).map((p) => p._id) : []),
+    ...file.projects.map((p) => p.id),
+  ]);
+  const projectUsage: ProjectUsageDoc[] = Object.entries(file.project_usage).flatMap(([projectId, perRegion]) => {
+    if (!projectIds.has(projectId)) throw new Error(`project_usage: unknown project ${projectId}`);
+    return Object.entries(perRegion).map(([region, u]) => {
+      const where = `project_usage ${projectId} ${region}`;
+      const values = toMilliMap(u.values, known(region, where), where);
+      if (Object.values(values).some((v) => v === UNLIMITED)) throw new Error(`${where}: -1 is not a usage`);
+      return {
+        _id: projectUsageId(projectId, region),
+        project_id: projectId,
+        region,
+        values,
+        collected_at: utcTime(u.collected_at, where),
+      };
+    });
+  });
+
   const counts = {
     regions: file.regions.length,
     departments: file.departments.length,
     projects: file.projects.length,
     project_quotas: projectQuotas.length,
+    project_usage: projectUsage.length,
   };
   if (mode === 'empty') {
     if (!(await repo.isEmpty())) throw new RegistryNotEmptyError();
@@ -158,6 +190,7 @@ export async function loadRegistry(repo: RegistryRepository, yamlText: string, m
     for (const s of sets.values()) await repo.tree.writeQuotaSet(s);
     for (const q of projectQuotas) await repo.tree.writeProjectQuota(q);
     await upsertAll(repo.usage, usage);
+    await upsertAll(repo.projectUsage, projectUsage);
     return counts;
   }
 
@@ -179,12 +212,14 @@ export async function loadRegistry(repo: RegistryRepository, yamlText: string, m
   await upsertAll(repo.departments, departmentDocs);
   await upsertAll(repo.projects, projectDocs);
   await upsertAll(repo.usage, usage);
+  await upsertAll(repo.projectUsage, projectUsage);
   if (replace) {
     const keep = (docs: { _id: string }[]) => ({ _id: { $nin: docs.map((d) => d._id) } });
     await repo.regions.deleteMany(keep(regionDocs));
     await repo.departments.deleteMany(keep(departmentDocs));
     await repo.projects.deleteMany(keep(projectDocs));
     await repo.usage.deleteMany(keep(usage));
+    await repo.projectUsage.deleteMany(keep(projectUsage));
   }
   // Quotas: set what the file names (item by item for a merge, whole for a replace), keeping each node's sums and
   // edits in flight; a replace empties the nodes the file does not name. The sums are recomputed below.

@@ -13,10 +13,12 @@ import {
   ProjectBody,
   ProjectParams,
   ProjectsQuery,
+  ProjectUsageParams,
   REGISTRY_PREFIX,
   RegionBody,
   RegionParams,
   UsageBody,
+  UsageQuery,
 } from './registry.schema';
 
 const Region = z
@@ -27,6 +29,16 @@ const Project = z.object({ id: z.string(), domain_id: z.string(), name: z.string
 const Usage = z
   .object({ collected_at: z.string().nullable(), values: z.record(z.string(), z.number()) })
   .meta({ id: 'RegistryUsage', description: 'actual use per item, in the item’s unit' });
+
+const DepartmentUsage = z
+  .object({
+    collected_at: z.string().describe('the oldest `collected_at` among the summed project reports'),
+    values: z.record(z.string(), z.number()).describe('item → the sum of its projects’ reported use, in the item’s unit'),
+    projects_reported: z.int().describe('how many of the department’s projects reported in this region'),
+    projects: z.int().describe('how many projects the department has'),
+  })
+  .meta({ id: 'RegistryDepartmentUsage' });
+const UsageReportBody = UsageBody.meta({ id: 'RegistryUsageBody' });
 
 const json = jsonResponse;
 const body = jsonRequestBody;
@@ -156,10 +168,18 @@ export function registryRoutes(): RouteConfig[] {
       method: 'get',
       path: `${REGISTRY_PREFIX}/usage`,
       operationId: 'getRegistryUsage',
-      summary: 'Actual usage per region',
+      summary: 'Actual usage per region: the cloud’s region reports, or with `domain_id` a department’s (its projects’ reports summed)',
+      request: { query: UsageQuery },
       responses: {
-        200: json('Region → usage', z.object({ usage: z.record(z.string(), Usage) })),
-        ...keystoneErrors({ 403: 'Not a cloud admin' }),
+        200: json(
+          'Region → usage: RegistryUsage without `domain_id`; RegistryDepartmentUsage with it (a region where none of its projects reported is absent)',
+          z.object({ usage: z.record(z.string(), z.union([Usage, DepartmentUsage])) }),
+        ),
+        ...keystoneErrors({
+          400: 'Malformed `domain_id`',
+          403: 'Not a cloud admin (nor, with `domain_id`, an admin of that department)',
+          404: 'Unknown department',
+        }),
       },
     },
     {
@@ -167,13 +187,43 @@ export function registryRoutes(): RouteConfig[] {
       path: `${REGISTRY_PREFIX}/usage/{region}`,
       operationId: 'putRegistryUsage',
       summary: "Report a region's actual usage (cloud admin or service)",
-      request: { params: RegionParams, body: body(UsageBody.meta({ id: 'RegistryUsageBody' })) },
+      request: { params: RegionParams, body: body(UsageReportBody) },
       responses: {
         200: json('The stored usage', z.object({ usage: Usage })),
         ...keystoneErrors({
           400: 'Malformed body, unknown item or bad value',
           403: 'Not a cloud admin or service user',
           404: 'Unknown region',
+        }),
+      },
+    },
+    {
+      method: 'get',
+      path: `${REGISTRY_PREFIX}/projects/{project_id}/usage`,
+      operationId: 'getRegistryProjectUsage',
+      summary: "A project's actual usage reports, per region it reported in",
+      request: { params: ProjectParams },
+      responses: {
+        200: json(
+          'Region → the project’s report (every item of the region; 0 when not reported)',
+          z.object({ usage: z.record(z.string(), Usage) }),
+        ),
+        ...keystoneErrors({ 400: 'Malformed id', 403: 'Not a cloud admin', 404: 'Unknown project' }),
+      },
+    },
+    {
+      method: 'put',
+      path: `${REGISTRY_PREFIX}/projects/{project_id}/usage/{region}`,
+      operationId: 'putRegistryProjectUsage',
+      summary: "Report a project's actual usage in a region (cloud admin or service)",
+      request: { params: ProjectUsageParams, body: body(UsageReportBody) },
+      responses: {
+        200: json('Replaced: the stored report', z.object({ usage: Usage })),
+        201: json('Created: the stored report', z.object({ usage: Usage })),
+        ...keystoneErrors({
+          400: 'Malformed id or body, unknown item or bad value (each in `details`)',
+          403: 'Not a cloud admin or service user',
+          404: 'Unknown project or region',
         }),
       },
     },

@@ -2,7 +2,8 @@
  * RBAC of the registry's admin endpoints as named policy rules (Keystone-style `identity:*` names), enforced with the
  * department quota rules by DomainQuotaPolicy (domain-quotas.policy.ts) and overridable by POLICY_FILE. The registry
  * spans every department, so it is for cloud admins; actual usage may also be reported by a service user (role
- * `service`), as the services that count resources would.
+ * `service`), as the services that count resources would. A department's summed actual use
+ * (`GET /usage?domain_id=`) is read under C1's rule `identity:get_domain_quota`, so its admin sees their own.
  */
 import type { RuleDefault } from '@stratum/policy';
 import { REGISTRY_PREFIX as REGISTRY } from './registry.schema';
@@ -19,6 +20,7 @@ export const REGISTRY_RULES: readonly RuleDefault[] = [
       op('GET', `${REGISTRY}/regions[/{region}]`),
       op('GET', `${REGISTRY}/domains[/{domain_id}]`),
       op('GET', `${REGISTRY}/projects[/{project_id}]`),
+      op('GET', `${REGISTRY}/projects/{project_id}/usage`),
       op('GET', `${REGISTRY}/usage`),
       op('GET', `${REGISTRY}/check`),
     ],
@@ -40,8 +42,8 @@ export const REGISTRY_RULES: readonly RuleDefault[] = [
   {
     name: 'identity:update_domain_quota_registry_usage',
     check: 'rule:cloud_admin or role:service',
-    description: "Report a region's actual usage (a cloud admin, or a service user of a service that counts resources).",
-    operations: [op('PUT', `${REGISTRY}/usage/{region}`)],
+    description: "Report a region's or a project's actual usage (a cloud admin, or a service user of a service that counts resources).",
+    operations: [op('PUT', `${REGISTRY}/usage/{region}`), op('PUT', `${REGISTRY}/projects/{project_id}/usage/{region}`)],
   },
 ];
 
@@ -50,6 +52,9 @@ export const REGISTRY_RULE_OF = {
   'registry:get': 'identity:get_domain_quota_registry',
   'registry:update': 'identity:update_domain_quota_registry',
   'registry:usage:update': 'identity:update_domain_quota_registry_usage',
+  // A department's actual use is read as its quotas are (C1's rule, domain-quotas.policy.ts): a cloud admin, or an
+  // admin of that department.
+  'registry:domain_usage:get': 'identity:get_domain_quota',
 } as const;
 
 export type RegistryAction = keyof typeof REGISTRY_RULE_OF;

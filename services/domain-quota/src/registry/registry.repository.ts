@@ -6,6 +6,9 @@
  * - `dq_departments`: `{_id: domain_id, name}` (`default` is the cloud platform)
  * - `dq_projects`: `{_id: project_id, domain_id, name}`
  * - `dq_usage`: `{_id: region, values: {item: milli}, collected_at}` (actual use reported by the services)
+ * - `dq_project_usage`: `{_id: "<project_id>/<region>", project_id, region, values: {item: milli}, collected_at}`
+ *   (one project's actual use in one region; a department's is the sum over its projects, joined with `dq_projects`
+ *   when read, so a project that moves department takes its reports along without a rewrite)
  *
  * The quota nodes themselves are the tree's (domain-quotas/domain-quotas.repository.ts, `tree` here); the audit log
  * is audit/audit.log.ts. Values are integer milli-units (quota-items `toMilli`).
@@ -35,6 +38,17 @@ export interface UsageDoc {
   values: Values;
   collected_at: string;
 }
+/** One project's report in one region (`_id` is `<project_id>/<region>`: region names have no slash). */
+export interface ProjectUsageDoc {
+  _id: string;
+  project_id: string;
+  region: string;
+  values: Values;
+  collected_at: string;
+}
+
+/** The `_id` of a project's report in a region. */
+export const projectUsageId = (projectId: string, region: string) => `${projectId}/${region}`;
 
 /** The registry's collections, and the catalogue the department quota views and edits read (QuotaCatalogue). */
 export class RegistryRepository implements QuotaCatalogue {
@@ -42,6 +56,7 @@ export class RegistryRepository implements QuotaCatalogue {
   readonly departments: Collection<DepartmentDoc>;
   readonly projects: Collection<ProjectDoc>;
   readonly usage: Collection<UsageDoc>;
+  readonly projectUsage: Collection<ProjectUsageDoc>;
 
   /** Regions, and departments known to exist, as read within the last `catalogTtlMs` (see catalogue()). */
   private regionsMemo: { at: number; value: Promise<RegionDoc[]> } | null = null;
@@ -61,15 +76,18 @@ export class RegistryRepository implements QuotaCatalogue {
     this.departments = db.collection('dq_departments');
     this.projects = db.collection('dq_projects');
     this.usage = db.collection('dq_usage');
+    this.projectUsage = db.collection('dq_project_usage');
   }
 
   /** The registry's indexes and the tree's. */
   async ensureIndexes(): Promise<void> {
     await this.projects.createIndex({ domain_id: 1 }, { name: 'domain' });
+    // A department's read: its projects' reports (project_id $in the department's projects).
+    await this.projectUsage.createIndex({ project_id: 1, region: 1 }, { name: 'project' });
     await this.tree.ensureIndexes();
   }
 
-  /** Whether the registry holds anything (a region, department, project, usage or quota node). */
+  /** Whether the registry holds anything (a region, department, project, usage report or quota node). */
   async isEmpty(): Promise<boolean> {
     const one = { projection: { _id: 1 } };
     const finds = [
@@ -77,6 +95,7 @@ export class RegistryRepository implements QuotaCatalogue {
       () => this.departments.findOne({}, one),
       () => this.projects.findOne({}, one),
       () => this.usage.findOne({}, one),
+      () => this.projectUsage.findOne({}, one),
     ];
     for (const find of finds) if ((await find()) !== null) return false;
     return this.tree.isEmpty();
@@ -147,8 +166,25 @@ export class RegistryRepository implements QuotaCatalogue {
     await this.projects.replaceOne({ _id: doc._id }, doc, { upsert: true });
   }
 
+  /** Deletes a project and its usage reports (the reports first: a failure in between leaves no orphan report). */
   async deleteProject(projectId: string): Promise<void> {
+    await this.projectUsage.deleteMany({ project_id: projectId });
     await this.projects.deleteOne({ _id: projectId });
+  }
+
+  /** Stores a project's report in a region. @returns whether it was new (no earlier report of that project there). */
+  async putProjectUsage(doc: ProjectUsageDoc): Promise<boolean> {
+    const r = await this.projectUsage.replaceOne({ _id: doc._id }, doc, { upsert: true });
+    return r.upsertedCount > 0;
+  }
+
+  /** The reports of the given projects, in every region. */
+  projectUsageOf(projectIds: readonly string[]): Promise<ProjectUsageDoc[]> {
+    if (projectIds.length === 0) return Promise.resolve([]);
+    return this.projectUsage
+      .find({ project_id: { $in: [...projectIds] } })
+      .sort({ _id: 1 })
+      .toArray();
   }
 
   async putUsage(doc: UsageDoc): Promise<void> {

@@ -5,17 +5,21 @@
  * - `GET /domains`, `GET|PUT|DELETE /domains/{domain_id}`  `{"domain": {"name": ...}}`
  * - `GET /projects[?domain_id=]`, `GET|PUT|DELETE /projects/{project_id}`  `{"project": {"domain_id": ..., "name": ...}}`
  * - `GET /usage`, `PUT /usage/{region}`  `{"usage": {"collected_at"?: ISO-8601, "values": {item: value}}}`
+ * - `GET /usage?domain_id=`: a department's actual use, the sum of its projects' reports per region
+ *   `{"usage": {<region>: {collected_at, values, projects_reported, projects}}}` (cloud admin, or that department's admin)
+ * - `GET /projects/{project_id}/usage`, `PUT /projects/{project_id}/usage/{region}`: one project's reports
  * - `GET /check` verifies every sum of the quota tree; `POST /check` also repairs the wrong ones (audited)
  *   `{"check": {"nodes": n, "ok": bool, "discrepancies": [...], "busy": [...]}}`
  *
  * PUT answers 201 when it created the resource and 200 when it replaced it; DELETE answers 204.
  */
-import { methodNotAllowed, validate } from '@stratum/http-kit';
+import { identityOf, methodNotAllowed, validate } from '@stratum/http-kit';
 import { type Response, Router } from 'express';
 import type { CheckReport, TreeIntegrity } from '../domain-quotas/domain-quotas.integrity';
 import type { Authorizer } from '../domain-quotas/domain-quotas.policy';
 import { invalidRequest } from '../errors';
 import { actorOf, allow } from '../http';
+import type { ProjectUsageService } from './project-usage.service';
 import type { RegistryAction } from './registry.policy';
 import {
   DomainBody,
@@ -23,9 +27,11 @@ import {
   ProjectBody,
   ProjectParams,
   ProjectsQuery,
+  ProjectUsageParams,
   REGISTRY_PREFIX,
   RegionBody,
-  UsageBody,
+  UsageQuery,
+  UsageReportBody,
 } from './registry.schema';
 import type { RegistryService } from './registry.service';
 
@@ -43,10 +49,17 @@ const putDomain = validate({ params: DomainParams, body: DomainBody }, invalidRe
 const listProjects = validate({ query: ProjectsQuery }, invalidRequest);
 const oneProject = validate({ params: ProjectParams }, invalidRequest);
 const putProject = validate({ params: ProjectParams, body: ProjectBody }, invalidRequest);
-const putUsage = validate({ body: UsageBody }, invalidRequest);
+const putUsage = validate({ body: UsageReportBody }, invalidRequest);
+const getUsage = validate({ query: UsageQuery }, invalidRequest);
+const putProjectUsage = validate({ params: ProjectUsageParams, body: UsageReportBody }, invalidRequest);
 
 /** The registry routes; `policy` is the service's enforcer (its defaults unless POLICY_FILE overrides them). */
-export function registryRouter(service: RegistryService, integrity: TreeIntegrity, policy: Authorizer<RegistryAction>): Router {
+export function registryRouter(
+  service: RegistryService,
+  projectUsage: ProjectUsageService,
+  integrity: TreeIntegrity,
+  policy: Authorizer<RegistryAction>,
+): Router {
   const r = Router({ strict: false });
   const p = REGISTRY_PREFIX;
   const read = allow(policy, 'registry:get');
@@ -99,9 +112,32 @@ export function registryRouter(service: RegistryService, integrity: TreeIntegrit
     res.status(204).end();
   });
 
-  r.get(`${p}/usage`, read, async (_req, res) => {
-    res.json({ usage: await service.getUsage() });
+  r.get(`${p}/projects/:project_id/usage`, read, oneProject, async (_req, res) => {
+    res.json({ usage: await projectUsage.ofProject(oneProject.input(res).params.project_id) });
   });
+  r.put(`${p}/projects/:project_id/usage/:region`, allow(policy, 'registry:usage:update'), putProjectUsage, async (_req, res) => {
+    const { params, body } = putProjectUsage.input(res);
+    const out = await projectUsage.put(params.project_id, params.region, body.usage);
+    created(res, out.created).json({ usage: out.usage });
+  });
+
+  // Without `domain_id`: the cloud's region reports (cloud admin). With it: that department's summed use, under C1's
+  // rule (its admin may read it); authorized before the query is validated, as every route.
+  r.get(
+    `${p}/usage`,
+    (req, res, next) => {
+      const domainId = req.query.domain_id;
+      if (domainId === undefined) policy.authorize(identityOf(res), 'registry:get');
+      else
+        policy.authorize(identityOf(res), 'registry:domain_usage:get', { domainId: typeof domainId === 'string' ? domainId : undefined });
+      next();
+    },
+    getUsage,
+    async (_req, res) => {
+      const { domain_id } = getUsage.input(res).query;
+      res.json({ usage: domain_id === undefined ? await service.getUsage() : await projectUsage.ofDepartment(domain_id) });
+    },
+  );
   r.put(`${p}/usage/:region`, allow(policy, 'registry:usage:update'), putUsage, async (req, res) => {
     res.json({ usage: await service.putUsage(req.params.region as string, putUsage.input(res).body.usage) });
   });
@@ -120,6 +156,8 @@ export function registryRouter(service: RegistryService, integrity: TreeIntegrit
   r.all(`${p}/domains/:domain_id`, methodNotAllowed('GET, PUT, DELETE'));
   r.all(`${p}/projects`, methodNotAllowed('GET'));
   r.all(`${p}/projects/:project_id`, methodNotAllowed('GET, PUT, DELETE'));
+  r.all(`${p}/projects/:project_id/usage`, methodNotAllowed('GET'));
+  r.all(`${p}/projects/:project_id/usage/:region`, methodNotAllowed('PUT'));
   r.all(`${p}/usage`, methodNotAllowed('GET'));
   r.all(`${p}/usage/:region`, methodNotAllowed('PUT'));
   return r;

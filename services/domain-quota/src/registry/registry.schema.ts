@@ -6,6 +6,7 @@
 import { hasUnsafeChars } from '@stratum/http-kit/wire';
 import { SECURE_CONTAINER_PRODUCT } from '@stratum/quota-items';
 import { z } from 'zod';
+import { checkedAsGiven } from '../domain-quotas/domain-quotas.schema';
 
 /** The registry's path root (its admin routes live below it). */
 export const REGISTRY_PREFIX = '/v3/domain_quota_registry';
@@ -79,6 +80,7 @@ export const ProjectBody = z.strictObject({
   project: z.strictObject({ domain_id: KeystoneId, name: SafeText }),
 });
 
+/** A usage report of a region or of one project in a region (documented in `/openapi.json` with this shape). */
 export const UsageBody = z.strictObject({
   usage: z.strictObject({
     /** When the services reported the values; now when omitted. */
@@ -86,4 +88,19 @@ export const UsageBody = z.strictObject({
     /** item → actual use, in the item's unit (fractional where the item allows it). */
     values: z.record(z.string(), z.number()),
   }),
+});
+export type UsageBody = z.infer<typeof UsageBody>;
+
+/**
+ * What the usage routes validate with: UsageBody, passing on the body as given so an item named `__proto__` reaches
+ * the item check (and is refused as unknown) instead of being dropped by zod's copy.
+ */
+export const UsageReportBody = checkedAsGiven(UsageBody);
+
+/** `{project_id}/usage/{region}` of a project's report. */
+export const ProjectUsageParams = z.object({ project_id: ProjectParams.shape.project_id, region: RegionParams.shape.region });
+
+/** `GET /usage?domain_id=`: one department's actual use (the sum of its projects' reports) instead of the cloud's. */
+export const UsageQuery = z.object({
+  domain_id: KeystoneId.optional().describe("a department: the sum of its projects' reports per region"),
 });

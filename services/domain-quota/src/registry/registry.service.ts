@@ -7,13 +7,13 @@
  * - A region may drop a volume type or product only while no quota node or project holds any of its items at a value
  *   other than 0 (409 `in_use` otherwise), so a quota never hides behind a catalogue change.
  * - Deleting a project first sets its allocations to 0 through the quota tree (released from its department, and
- *   audited), as docs/upstream/domain-quota.md §6.8 asks.
+ *   audited), as docs/upstream/domain-quota.md §6.8 asks; its usage reports go with it.
  * - Deleting a department requires that it has no projects (Cinder's nested quotas refuse the same); its own quotas
  *   are then released to the cloud through the tree. The cloud (`default`) cannot be deleted.
  * - A project may move to another department only while it holds no allocation.
  */
 import { AppError } from '@stratum/http-kit';
-import { canonicalItemName, fromMilli, regionItems, toMilli } from '@stratum/quota-items';
+import { fromMilli, regionItems } from '@stratum/quota-items';
 import type { AuditActor, AuditLog } from '../audit/audit.log';
 import type { QuotaTreeEdits } from '../domain-quotas/domain-quotas.edits';
 import { CLOUD_DOMAIN_ID, type Values } from '../domain-quotas/domain-quotas.repository';
@@ -28,12 +28,12 @@ import {
   itemsInUse,
   projectHoldsAllocations,
   projectNotFound,
-  type QuotaErrorDetail,
   regionNotFound,
   usageItemsNotAcceptable,
 } from '../errors';
 import type { DepartmentDoc, ProjectDoc, RegionDoc, RegistryRepository } from './registry.repository';
 import { PathSafeName, RegionName } from './registry.schema';
+import { regionValues, usageValuesOf, wireValues } from './registry.usage';
 
 /** A region as the API shows it. */
 export interface RegionView {
@@ -280,10 +280,7 @@ export class RegistryService {
     for (const r of regions) {
       const u = usage.get(r._id);
       const items = regionItems({ volumeTypes: r.volume_types, products: r.products });
-      out[r._id] = {
-        collected_at: u?.collected_at ?? null,
-        values: Object.fromEntries([...items.keys()].map((i) => [i, fromMilli(u?.values[i] ?? 0)])),
-      };
+      out[r._id] = { collected_at: u?.collected_at ?? null, values: regionValues(items.keys(), u?.values) };
     }
     return out;
   }
@@ -294,23 +291,10 @@ export class RegistryService {
    */
   async putUsage(region: string, next: { collected_at?: string; values: Record<string, number> }): Promise<UsageView> {
     const cur = await this.requireRegion(region);
-    const items = regionItems({ volumeTypes: cur.volume_types, products: cur.products });
-    const details: QuotaErrorDetail[] = [];
-    const values: Values = {};
-    for (const [given, value] of Object.entries(next.values)) {
-      const item = canonicalItemName(given);
-      const spec = items.get(item);
-      if (!spec) {
-        details.push({ region, item: given, reason: 'unknown_item' });
-        continue;
-      }
-      const m = toMilli(value, spec);
-      if (!m.ok || value === -1) details.push({ region, item: given, requested: value, reason: m.ok ? 'out_of_range' : m.reason });
-      else values[item] = m.milli;
-    }
-    if (details.length > 0) throw usageItemsNotAcceptable(region, details);
+    const checked = usageValuesOf(region, regionItems({ volumeTypes: cur.volume_types, products: cur.products }), next.values);
+    if (!checked.ok) throw usageItemsNotAcceptable(region, checked.details);
     const collectedAt = next.collected_at ? new Date(next.collected_at).toISOString() : new Date().toISOString();
-    await this.repo.putUsage({ _id: region, values, collected_at: collectedAt });
-    return { collected_at: collectedAt, values: Object.fromEntries(Object.entries(values).map(([k, v]) => [k, fromMilli(v)])) };
+    await this.repo.putUsage({ _id: region, values: checked.values, collected_at: collectedAt });
+    return { collected_at: collectedAt, values: wireValues(checked.values) };
   }
 }
