@@ -48,16 +48,19 @@ async function violations(page: Page): Promise<Violation[]> {
 
 /** The focused element through open shadow roots: its test id (else tag and text) and whether its outline shows. */
 const focused = (page: Page) =>
-  page.evaluate(() => {
+  page.evaluate(`(() => {
     let el = document.activeElement;
-    while (el?.shadowRoot?.activeElement) el = el.shadowRoot.activeElement;
+    while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
     if (!el || el === document.body) return null;
     const style = getComputedStyle(el);
     return {
-      id: el.getAttribute('data-testid') ?? `${el.tagName.toLowerCase()}:${(el.textContent ?? '').trim().slice(0, 30)}`,
+      id: el.getAttribute('data-testid') ?? el.tagName.toLowerCase() + ':' + (el.textContent ?? '').trim().slice(0, 30),
       outline: style.outlineStyle !== 'none' && Number.parseFloat(style.outlineWidth) >= 2,
     };
-  });
+  })()`) as Promise<{ id: string; outline: boolean } | null>;
+
+/** Whether the document is no wider than the viewport (nothing to scroll sideways). */
+const fitsWidth = (page: Page) => page.evaluate('document.documentElement.scrollWidth <= document.documentElement.clientWidth');
 
 describe('the console is accessible', () => {
   let s: ConsoleSession;
@@ -150,7 +153,7 @@ describe('the console is accessible', () => {
       const { page, errors } = await s.open({ width: 390, height: 844 });
       await s.signIn(page, p.hash);
       await p.ready(page);
-      await expect(page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth)).resolves.toBe(true);
+      await expect(fitsWidth(page)).resolves.toBe(true);
       for (const nav of ['nav-departments', 'nav-lbaas', 'nav-events']) {
         const link = page.getByTestId(nav);
         await expect(link.isVisible()).resolves.toBe(true);
