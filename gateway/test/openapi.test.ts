@@ -78,6 +78,8 @@ const PUBLIC_ROUTES = [
   ...['/event', '/load-balancer', '/domain-quota'].flatMap((p) => [`get ${p}`, `get ${p}/healthcheck`]),
   'get /openapi.json',
   'get /docs',
+  'get /console/auth',
+  'post /console/auth/tokens',
 ];
 const IDENTITY_ROUTES = ['/projects', '/domains', '/users', '/groups', '/roles'].flatMap((c) => [`get ${c}`, `get ${c}/{id}`]);
 

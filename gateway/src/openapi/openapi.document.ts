@@ -9,10 +9,12 @@
  * public routes (routes.ts, public-routes.ts).
  */
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
-import { jsonResponse, type OpenApiSection } from '@stratum/openapi';
+import { jsonRequestBody, jsonResponse, type OpenApiSection } from '@stratum/openapi';
 import { z } from 'zod';
 import gatewayPackage from '../../package.json';
 import { CONTRACTS, GROUPS, type Group, IDENTITY_LOOKUPS, INGEST_PATH } from '../routes';
+import { SIGN_IN_MAX_BODY_BYTES, SIGN_IN_METHODS_PATH, SIGN_IN_PATH } from '../sign-in/sign-in.router';
+import { SignInBody, SignInMethods, SignInToken } from '../sign-in/sign-in.schema';
 import { domainQuotaVersions, octaviaVersions, pankoVersions } from '../versions';
 
 /** Where the document and the reference page are served (openapi.router.ts). */
@@ -198,8 +200,40 @@ function gatewayRoutes(): OpenApiSection[] {
       responses: { 200: { description: 'HTML', content: { 'text/html': { schema: z.string() } } } },
     },
   ];
+  const signIn: RouteConfig[] = [
+    {
+      method: 'get',
+      path: SIGN_IN_METHODS_PATH,
+      operationId: 'getConsoleSignInMethods',
+      summary: 'How the operator console may sign in: `token` always, `password` when the gateway uses Keystone',
+      security: [],
+      responses: { 200: json('The methods offered', SignInMethods), 405: keystoneError('A method other than GET or HEAD') },
+    },
+    {
+      method: 'post',
+      path: SIGN_IN_PATH,
+      operationId: 'issueConsoleToken',
+      summary: "Sign in with Keystone credentials: Keystone's v3 password auth, forwarded to Keystone (no catalog)",
+      description:
+        "The body is Keystone's own `POST /v3/auth/tokens` body, password method only, with an explicit scope. Counted per client address and per user (RATE_LIMIT_SIGN_IN_PER_ADDRESS, RATE_LIMIT_SIGN_IN_PER_USER). Neither the password nor the token is logged.",
+      security: [],
+      request: { body: jsonRequestBody(SignInBody) },
+      responses: {
+        201: json('Issued: the token is in `X-Subject-Token`', SignInToken, z.object({ 'X-Subject-Token': z.string() })),
+        400: keystoneError('Not JSON, or not Keystone password auth with a scope'),
+        401: keystoneError('Keystone did not accept the credentials or the scope'),
+        404: keystoneError('Not offered: the gateway uses static tokens'),
+        405: keystoneError('A method other than POST'),
+        413: keystoneError(`A body past ${SIGN_IN_MAX_BODY_BYTES} bytes`),
+        415: keystoneError('A body that is not application/json'),
+        429: { ...keystoneError('Too many attempts from this address or for this user'), headers: retryAfter },
+        503: { ...keystoneError('Keystone is down, failing or not answering in time'), headers: retryAfter },
+      },
+    },
+  ];
   return [
     { tag: PUBLIC, description: 'Public: no token. Versions documents of the root and of each group prefix, health checks.', routes },
+    { tag: 'Console sign-in', description: "The operator console's sign-in. Public: no token.", routes: signIn },
     { tag: 'Identity look-ups', description: 'Keystone look-ups the OpenStack CLI makes on a service endpoint.', routes: lookups },
     { tag: 'Documentation', description: 'This document and its reference page. Public.', routes: docs },
   ];
@@ -208,8 +242,8 @@ function gatewayRoutes(): OpenApiSection[] {
 const DESCRIPTION = `Stratum serves three API groups of an OpenStack-style cloud behind one gateway:
 events (Panko v2 compatible), load balancer quotas (Octavia v2 quotas) and department quotas (Keystone-style \`/v3\`).
 
-- **Authentication**: every request except the versions documents, the health checks and this documentation carries
-  \`X-Auth-Token\`. Without a valid token the gateway answers 401 in Keystone's shape.
+- **Authentication**: every request except the versions documents, the health checks, the console's sign-in and this
+  documentation carries \`X-Auth-Token\`. Without a valid token the gateway answers 401 in Keystone's shape.
 - **Paths**: every group path is served at the gateway root and under the group's prefix
   (${Object.values(GROUPS)
     .map((g) => `\`${g.prefix}\``)
