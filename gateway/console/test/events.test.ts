@@ -162,7 +162,10 @@ describe('the events page', () => {
     // A link that asks for every project gives a member no more than its own project (the page never sends
     // all_tenants for a token that is not a cloud admin's, and the API would not widen it).
     await member.page.goto(`${s.gateway.url}/console/#/events?event_type=${encodeURIComponent(ALPHA)}&all_tenants=true`);
-    await member.page.getByTestId('event-row').nth(own.length - 1).waitFor();
+    await member.page
+      .getByTestId('event-row')
+      .nth(own.length - 1)
+      .waitFor();
     expect(await shownIds(member.page)).toEqual(own);
     expect([...errors, ...member.errors]).toEqual([]);
     await member.page.context().close();

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadSamples } from '@stratum/deploy';
-import { listenGateway, startTestStack, type TestStack, tokenOf } from '@stratum/testing';
+import { listenGateway, startTestStack, type TestStack, type TestStackOptions, tokenOf } from '@stratum/testing';
 import type { Browser, Page } from 'playwright-core';
 import request from 'supertest';
 import { launchBrowser, newPage, pageErrors, ROOT } from './browser';
@@ -29,13 +29,13 @@ export interface ConsoleSession {
   close(): Promise<void>;
 }
 
-/** Builds the console if stale, and starts the stack (samples loaded), the gateway and Chromium. */
-export async function startSession(): Promise<ConsoleSession> {
+/** Builds the console if stale, and starts the stack (samples loaded; `options` as startTestStack's), the gateway and Chromium. */
+export async function startSession(options: TestStackOptions = {}): Promise<ConsoleSession> {
   const build = spawnSync('sh', [join(ROOT, 'gateway/console/build.sh')], { encoding: 'utf8' });
   if (build.status !== 0 || !existsSync(join(ROOT, 'gateway/console/dist/index.html'))) {
     throw new Error(`gateway/console/build.sh failed: ${build.stderr || build.stdout}`);
   }
-  const [stack, browser] = await Promise.all([startTestStack(), launchBrowser()]);
+  const [stack, browser] = await Promise.all([startTestStack(options), launchBrowser()]);
   await loadSamples(stack.db, join(ROOT, 'deploy/samples'));
   const gateway = await listenGateway(stack);
   return {

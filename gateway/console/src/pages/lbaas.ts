@@ -266,6 +266,7 @@ export class StratumLbaas extends LitElement {
       }
       this.draft = undefined;
       this.pending = undefined;
+      this.offerForce = false;
       await Promise.all([this.#refreshDetail(project), this.#loadList()]);
     } catch (e) {
       this.pending = undefined;
@@ -283,8 +284,10 @@ export class StratumLbaas extends LitElement {
     await this.updateComplete;
     const opener = this.#opener;
     this.#opener = null;
-    // The opener may be gone (e.g. the forced-reset button): then the detail's reset button.
-    (opener?.isConnected ? opener : this.renderRoot.querySelector<HTMLElement>('[data-testid="lbaas-reset"]'))?.focus();
+    // The opener may have been rendered anew (the forced-reset button comes back when the confirmation closes).
+    const again = (id: string) => this.renderRoot.querySelector<HTMLElement>(`[data-testid="${id}"]`);
+    const fallback = this.pending === undefined && this.offerForce ? again('lbaas-force-reset') : again('lbaas-reset');
+    (opener?.isConnected ? opener : fallback)?.focus();
   }
 
   static override styles = lbaasStyles;
@@ -332,10 +335,7 @@ export class StratumLbaas extends LitElement {
       draft: this.draft,
       draftErrors: this.draftErrors,
       onStartEdit: () => this.#startEdit(),
-      onAskReset: (force) => {
-        if (force) this.offerForce = false;
-        this.#askReset(force);
-      },
+      onAskReset: (force) => this.#askReset(force),
       onClose: () => this.#close(),
       onDraftInput: (r, value) => {
         this.draft = { ...this.draft, [r]: value };
