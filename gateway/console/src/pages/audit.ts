@@ -1,5 +1,5 @@
 /**
- * `<stratum-audit>` (`#/audit?domain_id=…&limit=…&marker=…`): a department's audit trail, newest first, a page at a
+ * `<stratum-audit>` (`#/audit?domain_id=…&limit=…&marker=…&before=…`): a department's audit trail, newest first, a page at a
  * time (GET /v3/domain_quotas/{domain_id}/audit?limit&marker, docs/api/domain-quota.md "Audit log"); `limit` (1 to
  * 1000, the API's range) is the page size, 50 when absent.
  */
@@ -73,8 +73,11 @@ export class AuditPage extends LitElement {
     const p = routeParams();
     this.pageSize = pageSizeOf(p);
     this.domainId = p.get('domain_id') ?? '';
+    // The API pages forward only (marker = the last entry of the page before), so a link keeps the markers of the
+    // pages before the current one too (`before`, comma-separated), for Newer to step back from a shared link.
     const marker = p.get('marker');
-    this.markers = marker ? [marker] : [];
+    const before = (p.get('before') ?? '').split(',').filter((m) => m !== '');
+    this.markers = marker ? [...before, marker] : [];
     this.entries = [];
     this.loading = false;
     this.error = '';
@@ -93,7 +96,8 @@ export class AuditPage extends LitElement {
     this.error = '';
     const marker = this.markers.at(-1);
     const limit = this.pageSize === DEFAULT_PAGE ? undefined : String(this.pageSize);
-    setRouteParams({ domain_id: this.domainId, limit, marker });
+    const before = this.markers.slice(0, -1).join(',') || undefined;
+    setRouteParams({ domain_id: this.domainId, limit, marker, before });
     try {
       const q = new URLSearchParams({ limit: String(this.pageSize) });
       if (marker) q.set('marker', marker);
