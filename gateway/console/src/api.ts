@@ -4,16 +4,27 @@
  */
 import type { ZodType } from 'zod';
 
-/** A non-2xx answer: `message` is the group's error text (errorText), `body` the parsed body. */
+/**
+ * A non-2xx answer: `message` is the group's error text (errorText), `body` the parsed body, `retryAfter` the
+ * answer's `Retry-After` in seconds when it gave one (429, 503).
+ */
 export class ApiError extends Error {
   status: number;
   body: unknown;
-  constructor(status: number, body: unknown) {
+  retryAfter: number | undefined;
+  constructor(status: number, body: unknown, retryAfter?: number) {
     super(errorText(body) || `HTTP ${status}`);
     this.name = 'ApiError';
     this.status = status;
     this.body = body;
+    this.retryAfter = retryAfter;
   }
+}
+
+/** `Retry-After` in whole seconds, when it is a number. */
+function retryAfterOf(res: Response): number | undefined {
+  const v = Number(res.headers.get('retry-after') ?? Number.NaN);
+  return Number.isFinite(v) && v >= 0 ? Math.ceil(v) : undefined;
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -87,7 +98,7 @@ export class Api {
   async getWithEtag<T>(path: string, schema?: ZodType<T>): Promise<{ body: T; etag?: string }> {
     const res = await this.#fetch('GET', path);
     const body = await readBody(res);
-    if (!res.ok) throw new ApiError(res.status, body);
+    if (!res.ok) throw new ApiError(res.status, body, retryAfterOf(res));
     const etag = res.headers.get('etag') ?? undefined;
     const parsed = schema ? schema.parse(body) : (body as T);
     return etag === undefined ? { body: parsed } : { body: parsed, etag };
@@ -106,4 +117,60 @@ export class Api {
     const etag = res.headers.get('etag') ?? undefined;
     return etag === undefined ? { status: res.status, body: parsed as T } : { status: res.status, body: parsed as T, etag };
   }
+}
+
+/** What the Keystone sign-in form gathers: the user (named within a domain), the password and the scope asked for. */
+export interface KeystoneCredentials {
+  username: string;
+  password: string;
+  userDomain: string;
+  scope: { kind: 'project'; name: string; domain: string } | { kind: 'domain'; name: string } | { kind: 'system' };
+}
+
+/** Keystone's v3 password-auth body for `c` (what the gateway forwards to Keystone as is). */
+export function keystoneAuthBody(c: KeystoneCredentials): unknown {
+  const scope =
+    c.scope.kind === 'project'
+      ? { project: { name: c.scope.name, domain: { name: c.scope.domain } } }
+      : c.scope.kind === 'domain'
+        ? { domain: { name: c.scope.name } }
+        : { system: { all: true } };
+  return {
+    auth: {
+      identity: { methods: ['password'], password: { user: { name: c.username, domain: { name: c.userDomain }, password: c.password } } },
+      scope,
+    },
+  };
+}
+
+/**
+ * `GET /console/auth`: the ways this gateway lets the console sign in (`token` always; `password` with Keystone).
+ * Anything unexpected (an older gateway, a failure) is `['token']`.
+ */
+export async function signInMethods(base = ''): Promise<string[]> {
+  try {
+    const res = await fetch(`${base.replace(/\/+$/, '')}/console/auth`, { headers: { Accept: 'application/json' }, credentials: 'omit' });
+    const body = (await readBody(res)) as { methods?: unknown } | undefined;
+    return res.ok && Array.isArray(body?.methods) ? body.methods.filter((m): m is string => typeof m === 'string') : ['token'];
+  } catch {
+    return ['token'];
+  }
+}
+
+/**
+ * Signs in with Keystone credentials through the gateway (`POST /console/auth/tokens`, in the request body only: never
+ * in a URL). @returns the scoped token Keystone issued (`X-Subject-Token`).
+ * @throws ApiError: 400 malformed, 401 not accepted, 429 too many attempts (`retryAfter`), 503 Keystone not answering.
+ */
+export async function keystoneSignIn(c: KeystoneCredentials, base = ''): Promise<string> {
+  const res = await fetch(`${base.replace(/\/+$/, '')}/console/auth/tokens`, {
+    method: 'POST',
+    headers: { Accept: 'application/json', 'Content-Type': 'application/json' },
+    body: JSON.stringify(keystoneAuthBody(c)),
+    credentials: 'omit',
+  });
+  const body = await readBody(res);
+  const token = res.headers.get('x-subject-token');
+  if (res.status !== 201 || !token) throw new ApiError(res.status, body, retryAfterOf(res));
+  return token;
 }

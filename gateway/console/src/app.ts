@@ -1,14 +1,17 @@
 /**
- * `<stratum-console>`: sign-in with a token, who is signed in, the navigation, and the hash router.
+ * `<stratum-console>`: sign-in with a token, or with Keystone credentials when the gateway offers it (`GET
+ * /console/auth`), who is signed in, the navigation, and the hash router.
  *
  * State lives in the URL's hash (`#/departments?region=RegionOne`) so links can be shared; the token never does: it
- * is kept in sessionStorage (gone when the tab closes) and sent only as `X-Auth-Token`.
+ * is kept in sessionStorage (gone when the tab closes) and sent only as `X-Auth-Token`. Keystone credentials are sent
+ * once, in the body of `POST /console/auth/tokens`, and kept nowhere; the token Keystone issues is kept like a pasted
+ * one.
  *
  * Pages are the modules under pages/ (each defines `<stratum-<route>>` with a property `api`); they are picked up
  * by the build (import.meta.glob), so a page is added by adding its file.
  */
 import { css, html, LitElement, nothing, type TemplateResult } from 'lit';
-import { Api, ApiError } from './api';
+import { Api, ApiError, type KeystoneCredentials, keystoneSignIn, signInMethods } from './api';
 import { shared } from './styles';
 
 // Every page module registers its own element.
@@ -53,6 +56,18 @@ export function setRouteParams(p: URLSearchParams | Record<string, string | unde
 /** What the sign-in learned about the token. */
 type Who = { kind: 'cloud-admin' } | { kind: 'user' };
 
+/** The scopes the Keystone form offers. */
+type ScopeKind = KeystoneCredentials['scope']['kind'];
+
+/** The Keystone sign-in's refusal as the form shows it. */
+export function keystoneErrorText(e: unknown): string {
+  if (!(e instanceof ApiError)) return `Could not sign in: ${e instanceof Error ? e.message : String(e)}`;
+  if (e.status === 401) return 'User name or password not accepted (or no role on that scope).';
+  if (e.status === 429) return `Too many attempts; try again in ${e.retryAfter ?? 60} s.`;
+  if (e.status === 503) return 'Keystone is not answering. Try again shortly.';
+  return `Could not sign in: ${e.message}`;
+}
+
 /** The shell: sign-in form, or header + nav + the current page. */
 export class StratumConsole extends LitElement {
   static override properties = {
@@ -61,6 +76,9 @@ export class StratumConsole extends LitElement {
     route: { state: true },
     error: { state: true },
     busy: { state: true },
+    methods: { state: true },
+    scope: { state: true },
+    keystoneError: { state: true },
   };
 
   static override styles = [
@@ -92,7 +110,12 @@ export class StratumConsole extends LitElement {
       main { padding: 0.75rem 1rem 2rem; max-width: 1280px; margin: 0 auto; }
       .signin { max-width: 34rem; margin: 3rem auto; padding: 1.5rem; border: 1px solid var(--border); border-radius: 8px; }
       .signin form { display: flex; flex-direction: column; gap: 0.75rem; }
-      .signin input { width: 100%; }
+      .signin input, .signin select { width: 100%; }
+      .signin .or { margin-top: 1.5rem; padding-top: 1rem; border-top: 1px solid var(--border); font-size: 1.1rem; }
+      .signin .error:empty { padding: 0; border: 0; margin: 0; }
+      .signin fieldset { border: 1px solid var(--border); border-radius: 6px; padding: 0.5rem 0.75rem 0.75rem; margin: 0; display: flex; flex-direction: column; gap: 0.5rem; }
+      .signin legend { font-weight: 600; padding: 0 0.25rem; }
+      .signin h2 { margin-bottom: 0; }
       .signin p { margin: 0.4rem 0; }
       code { background: var(--bg-soft); padding: 0 0.25rem; border-radius: 3px; }
       @media (max-width: 600px) {
@@ -107,6 +130,10 @@ export class StratumConsole extends LitElement {
   declare route: string;
   declare error: string;
   declare busy: boolean;
+  /** The sign-in methods the gateway offers (`GET /console/auth`); `password` shows the Keystone form. */
+  declare methods: string[];
+  declare scope: ScopeKind;
+  declare keystoneError: string;
   #page: HTMLElement | undefined;
   #pageKey = '';
 
@@ -117,6 +144,9 @@ export class StratumConsole extends LitElement {
     this.route = routePath();
     this.error = '';
     this.busy = false;
+    this.methods = ['token'];
+    this.scope = 'project';
+    this.keystoneError = '';
   }
 
   readonly #onHash = () => {
@@ -130,6 +160,9 @@ export class StratumConsole extends LitElement {
     window.addEventListener('hashchange', this.#onHash);
     const saved = sessionStorage.getItem(TOKEN_KEY);
     if (saved) void this.#signIn(saved);
+    void signInMethods().then((m) => {
+      this.methods = m;
+    });
   }
 
   override disconnectedCallback(): void {
@@ -180,6 +213,38 @@ export class StratumConsole extends LitElement {
     void this.#signIn(token);
   }
 
+  /**
+   * The Keystone form: its fields go to the gateway once (request body), the password field is cleared whatever the
+   * answer, and the issued token takes the same path as a pasted one (#signIn).
+   */
+  async #submitKeystone(e: SubmitEvent): Promise<void> {
+    e.preventDefault();
+    const form = e.target as HTMLFormElement;
+    const field = (name: string) => (form.elements.namedItem(name) as HTMLInputElement | HTMLSelectElement | null)?.value.trim() ?? '';
+    const passwordInput = form.elements.namedItem('password') as HTMLInputElement | null;
+    const password = passwordInput?.value ?? '';
+    if (passwordInput) passwordInput.value = '';
+    const scope: KeystoneCredentials['scope'] =
+      this.scope === 'project'
+        ? { kind: 'project', name: field('project'), domain: field('projectDomain') }
+        : this.scope === 'domain'
+          ? { kind: 'domain', name: field('domain') }
+          : { kind: 'system' };
+    const credentials: KeystoneCredentials = { username: field('username'), password, userDomain: field('userDomain'), scope };
+    this.keystoneError = '';
+    this.error = '';
+    this.busy = true;
+    try {
+      const token = await keystoneSignIn(credentials);
+      await this.#signIn(token);
+    } catch (err) {
+      this.keystoneError = keystoneErrorText(err);
+      passwordInput?.focus();
+    } finally {
+      this.busy = false;
+    }
+  }
+
   #signOut(): void {
     sessionStorage.removeItem(TOKEN_KEY);
     this.api = undefined;
@@ -207,7 +272,12 @@ export class StratumConsole extends LitElement {
     return html`<main>
       <section class="signin" aria-labelledby="signin-title">
         <h1 id="signin-title">Stratum console</h1>
-        <form @submit=${this.#submit} autocomplete="off">
+        ${
+          this.methods.includes('password')
+            ? html`${this.#renderKeystoneForm()}<h2 class="or" id="token-title">Or sign in with a token</h2>`
+            : nothing
+        }
+        <form @submit=${this.#submit} method="post" autocomplete="off" aria-label="Sign in with a token">
           <label for="token">API token</label>
           <input id="token" name="token" type="password" data-testid="token-input" autocomplete="off"
             spellcheck="false" aria-describedby="token-help" required />
@@ -215,13 +285,61 @@ export class StratumConsole extends LitElement {
         </form>
         ${this.error ? html`<p class="error" role="alert">${this.error}</p>` : nothing}
         <div id="token-help" class="muted">
-          <p>With <code>npm start</code>, paste the admin token it prints.</p>
-          <p>When the gateway uses Keystone, paste a scoped token from <code>openstack token issue</code> (its
-            <code>id</code>): the browser cannot reach Keystone itself.</p>
-          <p>The token is kept in this tab's session storage only and is sent to the API only.</p>
+          ${
+            this.methods.includes('password')
+              ? html`<p>This gateway uses Keystone. With your Keystone user name and password, the gateway asks Keystone
+                  for a scoped token (the browser never talks to Keystone); or paste a scoped token from
+                  <code>openstack token issue</code> (its <code>id</code>).</p>`
+              : html`<p>With <code>npm start</code>, paste the admin token it prints. When the gateway uses Keystone,
+                  this page also offers a Keystone user name and password sign-in.</p>`
+          }
+          <p>The token is kept in this tab's session storage only and is sent to the API only; a password is sent
+            once, to the gateway, and kept nowhere.</p>
         </div>
       </section>
     </main>`;
+  }
+
+  /** The Keystone sign-in form (shown when the gateway offers `password`). */
+  #renderKeystoneForm(): TemplateResult {
+    const scopeFields =
+      this.scope === 'project'
+        ? html`<label for="ks-project">Project name</label>
+            <input id="ks-project" name="project" data-testid="keystone-project" autocomplete="off" spellcheck="false" required maxlength="255" />
+            <label for="ks-project-domain">Project domain</label>
+            <input id="ks-project-domain" name="projectDomain" data-testid="keystone-project-domain" autocomplete="off"
+              spellcheck="false" required maxlength="255" value="Default" />`
+        : this.scope === 'domain'
+          ? html`<label for="ks-domain">Domain name</label>
+              <input id="ks-domain" name="domain" data-testid="keystone-domain" autocomplete="off" spellcheck="false" required maxlength="255" />`
+          : html`<p class="muted">The system scope is for cloud admins (a role on the system).</p>`;
+    return html`<form data-testid="keystone-form" method="post" aria-labelledby="keystone-title" @submit=${this.#submitKeystone}>
+      <h2 id="keystone-title">Sign in with Keystone</h2>
+      <label for="ks-username">User name</label>
+      <input id="ks-username" name="username" data-testid="keystone-username" autocomplete="username" spellcheck="false"
+        autocapitalize="off" required maxlength="255" />
+      <label for="ks-password">Password</label>
+      <input id="ks-password" name="password" type="password" data-testid="keystone-password" autocomplete="current-password"
+        required maxlength="4096" />
+      <label for="ks-user-domain">User domain</label>
+      <input id="ks-user-domain" name="userDomain" data-testid="keystone-user-domain" autocomplete="off" spellcheck="false"
+        required maxlength="255" value="Default" />
+      <fieldset>
+        <legend>Scope</legend>
+        <label for="ks-scope">Sign in to</label>
+        <select id="ks-scope" name="scope" data-testid="keystone-scope"
+          @change=${(e: Event) => {
+            this.scope = (e.target as HTMLSelectElement).value as ScopeKind;
+          }}>
+          <option value="project" ?selected=${this.scope === 'project'}>a project</option>
+          <option value="domain" ?selected=${this.scope === 'domain'}>a domain</option>
+          <option value="system" ?selected=${this.scope === 'system'}>the system (cloud admin)</option>
+        </select>
+        ${scopeFields}
+      </fieldset>
+      <button type="submit" data-testid="keystone-sign-in" ?disabled=${this.busy}>${this.busy ? 'Signing in…' : 'Sign in with Keystone'}</button>
+      <p class="error" role="alert" data-testid="keystone-error">${this.keystoneError}</p>
+    </form>`;
   }
 
   override render(): TemplateResult {
