@@ -26,8 +26,10 @@ export const shared = css`
   a { color: var(--accent-dark); }
   a:focus-visible, button:focus-visible, input:focus-visible, select:focus-visible, summary:focus-visible,
   [tabindex]:focus-visible {
+    /* Two rings, so the indicator has 3:1 contrast (WCAG 1.4.11) on white (the dark one) and on the navy header (the amber one). */
     outline: 3px solid #f59e0b;
     outline-offset: 2px;
+    box-shadow: 0 0 0 2px #1b1f24;
   }
   label { font-weight: 600; }
   input, select {

@@ -55,6 +55,18 @@ export class AuditPage extends LitElement {
       .refused { color: var(--bad); font-weight: 600; }
       .accepted { color: var(--ok); font-weight: 600; }
       .pager { display: flex; gap: 0.5rem; margin-top: 0.75rem; }
+      #domain { width: 24rem; max-width: 100%; }
+      .who { word-break: break-all; }
+      /* A narrow screen: each entry a card of labelled lines instead of a table wider than the screen. */
+      @media (max-width: 600px) {
+        .row .field { flex: 1 1 100%; }
+        #domain { width: 100%; }
+        table.entries, table.entries tbody, table.entries tr, table.entries td { display: block; }
+        table.entries thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0, 0, 0, 0); }
+        table.entries tr { border-bottom: 1px solid var(--border); padding: 0.35rem 0; }
+        table.entries td { border: none; padding: 0.1rem 0.25rem; text-align: left; white-space: normal; }
+        table.entries td::before { content: attr(data-label) ': '; font-weight: 600; }
+      }
     `,
   ];
 
@@ -157,21 +169,21 @@ export class AuditPage extends LitElement {
       }
       ${
         this.entries.length > 0
-          ? html`<div class="scroll" tabindex="0" role="region" aria-label=${`Audit entries of ${this.domainId}`}><table>
+          ? html`<div class="scroll" tabindex="0" role="region" aria-label=${`Audit entries of ${this.domainId}`}><table class="entries">
             <caption class="visually-hidden">Audit entries of ${this.domainId}, newest first</caption>
             <thead><tr><th scope="col">When</th><th scope="col">Region</th><th scope="col">Item</th><th scope="col">Change</th>
               <th scope="col">Outcome</th><th scope="col">Who</th><th scope="col">Project</th></tr></thead>
             <tbody>
               ${this.entries.map(
                 (e) => html`<tr data-testid="audit-row" data-entry-id=${e._id}>
-                  <td title=${e.at}>${formatTime(e.at)}</td>
-                  <td>${e.region ?? '–'}</td>
-                  <td>${e.item ?? '(request)'}</td>
-                  <td class="num">${this.#change(e)}</td>
-                  <td><span class=${e.outcome === 'refused' ? 'refused' : 'accepted'}>${e.outcome}</span>
+                  <td data-label="When" title=${e.at}>${formatTime(e.at)}</td>
+                  <td data-label="Region">${e.region ?? '–'}</td>
+                  <td data-label="Item">${e.item ?? '(request)'}</td>
+                  <td data-label="Change" class="num">${this.#change(e)}</td>
+                  <td data-label="Outcome"><span class=${e.outcome === 'refused' ? 'refused' : 'accepted'}>${e.outcome}</span>
                     ${e.reason ? html`<div class="muted">${e.reason}${e.message ? `: ${e.message}` : ''}</div>` : nothing}</td>
-                  <td>${e.user_id ?? '–'}${e.request_id ? html`<div class="muted">${e.request_id}</div>` : nothing}</td>
-                  <td>${e.project_id ?? '–'}</td>
+                  <td data-label="Who" class="who">${e.user_id ?? '–'}${e.request_id ? html`<div class="muted">${e.request_id}</div>` : nothing}</td>
+                  <td data-label="Project">${e.project_id ?? '–'}</td>
                 </tr>`,
               )}
             </tbody>
