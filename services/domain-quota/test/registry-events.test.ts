@@ -169,10 +169,18 @@ describe('the registry follows Keystone and Cinder through forwarded events', ()
     ).toEqual([]);
   });
 
-  it('a project deleted in Keystone releases its allocation and leaves the registry', async () => {
+  it('a project deleted in Keystone releases its allocation and leaves the registry, with its usage reports', async () => {
+    const used = () => registry(`/usage?domain_id=${domainId}`);
+    await request(stack.gateway)
+      .put(`/v3/domain_quota_registry/projects/${projectId}/usage/R1`)
+      .set(admin())
+      .send({ usage: { values: { cores: 3 } } })
+      .expect(201);
+    expect((await used()).body.usage.R1).toMatchObject({ projects_reported: 1, values: expect.objectContaining({ cores: 3 }) });
     await keystoneApi('DELETE', `/projects/${projectId}`);
     await waitFor('the project to go', async () => (await registry(`/projects/${projectId}`)).status === 404);
     expect((await request(stack.gateway).get(`/v3/domain_quotas/${domainId}`).set(admin())).body.domain.R1.usage.cores).toBe(0);
+    expect((await used()).body).toEqual({ usage: {} });
   });
 
   it('a domain deleted in Keystone releases its quota to the cloud and leaves the registry', async () => {
