@@ -34,6 +34,8 @@ describe('loadConfig', () => {
       TOKEN_CACHE_MAX_ENTRIES: 10_000,
       RATE_LIMIT_PER_PROJECT: null,
       RATE_LIMIT_PER_TOKEN: null,
+      RATE_LIMIT_SIGN_IN_PER_ADDRESS: { points: 30, seconds: 60 },
+      RATE_LIMIT_SIGN_IN_PER_USER: { points: 10, seconds: 60 },
       UPSTREAM_TIMEOUT_MS: 30_000,
       MAX_BODY_BYTES: 1_048_576,
       METRICS_PORT: null,
@@ -48,6 +50,12 @@ describe('loadConfig', () => {
       expect([key, GatewayEnv.shape[key]]).toEqual([key, BaseServiceEnv.shape[key]]);
     }
     expect(Object.keys(GatewayEnv.shape)).not.toContain('MONGODB_URI');
+  });
+
+  it("reads the sign-in limits, '0' or empty turning one off", () => {
+    const c = loadConfig({ ...minimal, RATE_LIMIT_SIGN_IN_PER_ADDRESS: '100/30', RATE_LIMIT_SIGN_IN_PER_USER: '0' });
+    expect([c.RATE_LIMIT_SIGN_IN_PER_ADDRESS, c.RATE_LIMIT_SIGN_IN_PER_USER]).toEqual([{ points: 100, seconds: 30 }, null]);
+    expect(loadConfig({ ...minimal, RATE_LIMIT_SIGN_IN_PER_ADDRESS: '' }).RATE_LIMIT_SIGN_IN_PER_ADDRESS).toBeNull();
   });
 
   it('coerces numbers and parses the trusted proxies', () => {
@@ -74,6 +82,7 @@ describe('loadConfig', () => {
     [{ PUBLIC_URL: 'https://user:pw@api.example.com' }, 'PUBLIC_URL: expected an absolute http(s) URL'],
     [{ TRUSTED_PROXIES: '10.0.0.0/33' }, 'TRUSTED_PROXIES: TRUSTED_PROXIES: "10.0.0.0/33" is not an IP address or CIDR block'],
     [{ RATE_LIMIT_PER_TOKEN: '10/0' }, 'RATE_LIMIT_PER_TOKEN: expected <requests>/<seconds> (e.g. 600/60) or 0, got "10/0"'],
+    [{ RATE_LIMIT_SIGN_IN_PER_USER: 'ten' }, 'RATE_LIMIT_SIGN_IN_PER_USER: expected <requests>/<seconds>'],
     [{ UPSTREAM_TIMEOUT_MS: '99' }, 'UPSTREAM_TIMEOUT_MS:'],
     [{ MAX_BODY_BYTES: '0' }, 'MAX_BODY_BYTES:'],
     [{ LOG_LEVEL: 'verbose' }, 'LOG_LEVEL:'],

@@ -2,7 +2,8 @@
  * The operator console's static files (gateway/console, built to gateway/console/dist) at `/console/`: public, as
  * the page itself holds no data — every data call it makes goes through the API with the signed-in token. Never
  * proxied; GET and HEAD only; a strict Content-Security-Policy (scripts, styles and connections to this origin only,
- * no inline script).
+ * no inline script). The console's sign-in routes (`/console/auth`, `/console/auth/tokens`: sign-in/) are mounted
+ * before this handler (public-routes.ts).
  */
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join, resolve, sep } from 'node:path';
