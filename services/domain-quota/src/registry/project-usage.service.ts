@@ -54,6 +54,12 @@ export class ProjectUsageService {
       collected_at: collectedAt,
     };
     const created = await this.repo.putProjectUsage(doc);
+    // A project deleted meanwhile (its reports deleted before it) must not keep this one: it would come back if the
+    // project were registered again.
+    if (!(await this.repo.findProject(projectId))) {
+      await this.repo.deleteProjectUsage(doc._id);
+      throw projectNotFound(projectId);
+    }
     return { usage: { collected_at: collectedAt, values: wireValues(checked.values) }, created };
   }
 

@@ -178,6 +178,10 @@ export class RegistryRepository implements QuotaCatalogue {
     return r.upsertedCount > 0;
   }
 
+  async deleteProjectUsage(id: string): Promise<void> {
+    await this.projectUsage.deleteOne({ _id: id });
+  }
+
   /** The reports of the given projects, in every region. */
   projectUsageOf(projectIds: readonly string[]): Promise<ProjectUsageDoc[]> {
     if (projectIds.length === 0) return Promise.resolve([]);

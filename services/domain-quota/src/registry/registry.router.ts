@@ -14,7 +14,7 @@
  * PUT answers 201 when it created the resource and 200 when it replaced it; DELETE answers 204.
  */
 import { identityOf, methodNotAllowed, validate } from '@stratum/http-kit';
-import { type Response, Router } from 'express';
+import { type RequestHandler, type Response, Router } from 'express';
 import type { CheckReport, TreeIntegrity } from '../domain-quotas/domain-quotas.integrity';
 import type { Authorizer } from '../domain-quotas/domain-quotas.policy';
 import { invalidRequest } from '../errors';
@@ -52,6 +52,20 @@ const putProject = validate({ params: ProjectParams, body: ProjectBody }, invali
 const putUsage = validate({ body: UsageReportBody }, invalidRequest);
 const getUsage = validate({ query: UsageQuery }, invalidRequest);
 const putProjectUsage = validate({ params: ProjectUsageParams, body: UsageReportBody }, invalidRequest);
+
+/**
+ * Middleware of `GET /usage`: without `domain_id` the cloud's region reports (registry:get, cloud admin); with it that
+ * department's summed use, under C1's rule (registry:domain_usage:get, so its admin may read it). Like `allow`, it runs
+ * before the query is validated: a `domain_id` given twice is no department, so only a cloud admin gets its 400.
+ */
+function mayReadUsage(policy: Authorizer<RegistryAction>): RequestHandler {
+  return (req, res, next) => {
+    const domainId = req.query.domain_id;
+    if (domainId === undefined) policy.authorize(identityOf(res), 'registry:get');
+    else policy.authorize(identityOf(res), 'registry:domain_usage:get', { domainId: typeof domainId === 'string' ? domainId : undefined });
+    next();
+  };
+}
 
 /** The registry routes; `policy` is the service's enforcer (its defaults unless POLICY_FILE overrides them). */
 export function registryRouter(
@@ -121,23 +135,10 @@ export function registryRouter(
     created(res, out.created).json({ usage: out.usage });
   });
 
-  // Without `domain_id`: the cloud's region reports (cloud admin). With it: that department's summed use, under C1's
-  // rule (its admin may read it); authorized before the query is validated, as every route.
-  r.get(
-    `${p}/usage`,
-    (req, res, next) => {
-      const domainId = req.query.domain_id;
-      if (domainId === undefined) policy.authorize(identityOf(res), 'registry:get');
-      else
-        policy.authorize(identityOf(res), 'registry:domain_usage:get', { domainId: typeof domainId === 'string' ? domainId : undefined });
-      next();
-    },
-    getUsage,
-    async (_req, res) => {
-      const { domain_id } = getUsage.input(res).query;
-      res.json({ usage: domain_id === undefined ? await service.getUsage() : await projectUsage.ofDepartment(domain_id) });
-    },
-  );
+  r.get(`${p}/usage`, mayReadUsage(policy), getUsage, async (_req, res) => {
+    const { domain_id } = getUsage.input(res).query;
+    res.json({ usage: domain_id === undefined ? await service.getUsage() : await projectUsage.ofDepartment(domain_id) });
+  });
   r.put(`${p}/usage/:region`, allow(policy, 'registry:usage:update'), putUsage, async (req, res) => {
     res.json({ usage: await service.putUsage(req.params.region as string, putUsage.input(res).body.usage) });
   });
