@@ -78,6 +78,13 @@ describe('the load balancer quotas page', () => {
     const message = refusal.body.faultstring as string;
     expect(message).toMatch(/cannot be reset/);
     await page.getByTestId('lbaas-error').filter({ hasText: message }).waitFor();
+    // The detail shows the usage that made the API refuse (reported behind the page's back), as the API lists it.
+    const record = (await s.api().get(`/v2.0/lbaas/quotas?project_id=${p}`).set(s.as('admin')).expect(200)).body.quotas[0];
+    expect(record.in_use_load_balancer).toBe(6);
+    await page
+      .locator(`[data-testid="lbaas-detail"] tr[data-resource="load_balancer"] [data-testid="lbaas-in-use"]`)
+      .filter({ hasText: new RegExp(`^\\s*${record.in_use_load_balancer}\\s*$`) })
+      .waitFor();
     await page.getByTestId('lbaas-force-reset').click();
     await confirm.filter({ hasText: 'even though usage is above a default' }).waitFor();
     await screenshot(page.getByTestId('lbaas-detail'), 'lbaas-force-reset');
@@ -149,8 +156,9 @@ describe('the load balancer quotas page', () => {
   }
   const rowIds = (page: Page) =>
     page.getByTestId('lbaas-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-project-id') ?? ''));
-  /** Waits until the list shows exactly `ids`. */
+  /** Waits until the list shows exactly `ids` (no more rows than they, the first and the last of them there). */
   async function showsRows(page: Page, ids: string[]) {
+    await page.getByTestId('lbaas-row').nth(ids.length).waitFor({ state: 'detached' });
     await page.locator(`[data-testid="lbaas-row"][data-project-id="${ids.at(-1)}"]`).waitFor();
     await page.locator(`[data-testid="lbaas-row"][data-project-id="${ids[0]}"]`).waitFor();
     expect(await rowIds(page)).toEqual(ids);

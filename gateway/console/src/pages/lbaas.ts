@@ -273,6 +273,8 @@ export class StratumLbaas extends LitElement {
       this.detailError = errorMessage(e);
       // A reset refused because usage is above a default can be forced, after a second confirmation.
       if (pending.kind === 'reset' && !pending.force && e instanceof ApiError && e.status === 409) this.offerForce = true;
+      // A refusal may come from a change made elsewhere (usage reported by the load balancer service): show what is stored now.
+      void this.#refreshDetail(project);
     } finally {
       this.busy = false;
     }
