@@ -9,10 +9,15 @@ export const eventsStyles = [
       display: grid;
       grid-template-columns: repeat(auto-fill, minmax(14rem, 1fr));
       gap: 0.75rem 1rem;
-      align-items: end;
+      /* Labels on one line across a row; the checkbox and the buttons line up with the fields' boxes. */
+      align-items: start;
     }
     form.search .wide {
       grid-column: span 2;
+    }
+    form.search > .checkbox,
+    form.search > .buttons {
+      align-self: end;
     }
     .checkbox {
       flex-direction: row;
