@@ -146,7 +146,9 @@ export async function createGatewayDeps(config: GatewayConfig, logger: Logger, o
     logger,
     tokens,
     rateLimits: new RateLimits(config, redis, `${prefix}rl:`),
-    signIn: keystone ? new SignInService(keystone, config, redis, `${prefix}rl:`, logger) : undefined,
+    signIn: keystone
+      ? new SignInService(keystone, config, redis, `${prefix}rl:`, logger, (scope) => metrics.rateLimited.inc({ group: 'gateway', scope }))
+      : undefined,
     metrics,
     upstreams,
     readiness,

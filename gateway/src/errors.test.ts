@@ -24,6 +24,13 @@ describe('error factories', () => {
     [errors.notFound(), 404, 'The resource could not be found.', undefined],
     [errors.headTooLarge(16_384), 431, 'The request line and headers are larger than 16384 bytes.', { Connection: 'close' }],
     [errors.requestTimeout(), 408, 'The request was not received in time.', undefined],
+    [errors.methodNotAllowed('POST'), 405, 'The method is not allowed for the requested URL.', { Allow: 'POST' }],
+    [errors.signInRefused(), 401, 'The request you have made requires authentication.', undefined],
+    [errors.signInUnavailable(), 503, 'The identity service is unavailable.', { 'Retry-After': '5' }],
+    [errors.signInInvalid('auth.scope', 'Invalid input'), 400, "Invalid input for field 'auth.scope': Invalid input", undefined],
+    [errors.signInMalformed(), 400, 'Expecting to find valid JSON in request body.', undefined],
+    [errors.signInNotJson(), 415, 'The request body must be application/json.', undefined],
+    [errors.signInNotOffered(), 404, 'Password sign-in is not offered: this gateway uses static tokens. Sign in with a token.', undefined],
   ])('%#: %p', (err, status, message, headers) => {
     expect(err).toBeInstanceOf(AppError);
     expect({ status: err.status, message: err.message, headers: err.headers }).toEqual({ status, message, headers });

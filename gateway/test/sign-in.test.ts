@@ -177,6 +177,8 @@ describe('console sign-in with Keystone credentials', () => {
     expect([res.status, res.body]).toEqual([429, keystoneError(429, /user/)]);
     expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(Number(res.headers['retry-after'])).toBeLessThanOrEqual(60);
+    const counted = (await limited.gatewayDeps.metrics.rateLimited.get()).values.find((v) => v.labels.scope === 'sign_in_user');
+    expect(counted?.value).toBeGreaterThanOrEqual(1);
   });
 
   it("limits attempts per client address, a trusted proxy's forwarded one, malformed attempts counted too", async () => {

@@ -53,7 +53,10 @@ export class GatewayMetrics {
     labelNames: ['result'] as const,
     registers: [this.registry],
   });
-  /** Requests refused by a rate limit (429), by route group and the limit's scope (project or token). */
+  /**
+   * Requests refused by a rate limit (429), by route group and the limit's scope (project or token); the console's
+   * sign-in counts as group `gateway`, scope `sign_in_address` or `sign_in_user`.
+   */
   readonly rateLimited = new Counter({
     name: 'stratum_gateway_rate_limited_total',
     help: 'Requests refused with 429 by a rate limit.',

@@ -28,13 +28,17 @@ export class SignInService {
   private readonly perAddress: RateLimiterAbstract | null;
   private readonly perUser: RateLimiterAbstract | null;
 
-  /** @param prefix Redis key prefix of the gateway (its limits are kept under `<prefix>sign-in:`). */
+  /**
+   * @param prefix Redis key prefix of the gateway (its limits are kept under `<prefix>sign-in:`).
+   * @param onLimited told of each attempt a limit refused (the gateway's `stratum_gateway_rate_limited_total`).
+   */
   constructor(
     private readonly keystone: KeystoneClient,
     config: Pick<GatewayConfig, 'RATE_LIMIT_SIGN_IN_PER_ADDRESS' | 'RATE_LIMIT_SIGN_IN_PER_USER'>,
     redis: Redis | undefined,
     prefix: string,
     private readonly logger: Logger,
+    private readonly onLimited: (scope: 'sign_in_address' | 'sign_in_user') => void = () => undefined,
   ) {
     this.perAddress = makeLimiter(config.RATE_LIMIT_SIGN_IN_PER_ADDRESS, redis, `${prefix}sign-in:address`);
     this.perUser = makeLimiter(config.RATE_LIMIT_SIGN_IN_PER_USER, redis, `${prefix}sign-in:user`);
@@ -46,7 +50,9 @@ export class SignInService {
    */
   async countAddress(address: string): Promise<AppError | null> {
     const retry = await take(this.perAddress, address);
-    return retry === null ? null : rateLimited('address', retry);
+    if (retry === null) return null;
+    this.onLimited('sign_in_address');
+    return rateLimited('address', retry);
   }
 
   /**
@@ -58,7 +64,10 @@ export class SignInService {
   async signIn(body: SignInBody, requestId?: string): Promise<SignedIn> {
     const user = userKey(body);
     const retry = await take(this.perUser, user);
-    if (retry !== null) throw rateLimited('user', retry);
+    if (retry !== null) {
+      this.onLimited('sign_in_user');
+      throw rateLimited('user', retry);
+    }
     let result: Awaited<ReturnType<KeystoneClient['issueToken']>>;
     try {
       result = await this.keystone.issueToken(body);
