@@ -7,8 +7,6 @@ import { z } from 'zod';
 import { ApiError } from '../api';
 import { formatNumber } from '../format';
 
-/** Canonical root of Octavia's quota controller, served by the gateway (docs/api/lbaas-quota.md). */
-export const ROOT = '/v2.0/lbaas/quotas';
 export const PAGE_SIZES = [10, 20, 50, 100] as const;
 export const DEFAULT_PAGE_SIZE = 20;
 

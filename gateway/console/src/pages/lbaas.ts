@@ -8,6 +8,7 @@ import { LBAAS_RESOURCES, type LbaasResource } from '@stratum/quota-items';
 import { html, LitElement, nothing, type PropertyValues } from 'lit';
 import { type Api, ApiError } from '../api';
 import { routeParams, setRouteParams } from '../app';
+import { readDefaults, readList, readProject, write } from './lbaas-api';
 import {
   changesOf,
   DEFAULT_PAGE_SIZE,
@@ -17,11 +18,7 @@ import {
   type Limits,
   type PageLink,
   type Pending,
-  pageLink,
   pageSizeOf,
-  QuotaList,
-  ROOT,
-  SingleQuota,
 } from './lbaas-model';
 import { lbaasStyles } from './lbaas-styles';
 import { renderDefaults, renderDetail, renderList } from './lbaas-views';
@@ -112,7 +109,7 @@ export class StratumLbaas extends LitElement {
   async #loadDefaults(): Promise<void> {
     if (!this.api) return;
     try {
-      this.defaults = (await this.api.get(`${ROOT}/defaults`, SingleQuota)).quota;
+      this.defaults = await readDefaults(this.api);
       this.defaultsError = '';
     } catch (e) {
       this.defaultsError = errorMessage(e);
@@ -121,21 +118,10 @@ export class StratumLbaas extends LitElement {
 
   async #loadList(): Promise<void> {
     if (!this.api) return;
-    const p = routeParams();
-    const q = new URLSearchParams({ limit: String(this.#pageSize()) });
-    const project = p.get('project_id')?.trim();
-    if (project) q.set('project_id', project);
-    const marker = p.get('marker');
-    if (marker && !project) {
-      q.set('marker', marker);
-      if (p.get('page_reverse') === 'true') q.set('page_reverse', 'True');
-    }
+    const project = routeParams().get('project_id')?.trim();
     this.loading = true;
     try {
-      const list = await this.api.get(`${ROOT}?${q}`, QuotaList);
-      this.items = list.quotas;
-      this.next = pageLink(list.quotas_links, 'next');
-      this.prev = pageLink(list.quotas_links, 'previous');
+      ({ items: this.items, next: this.next, prev: this.prev } = await readList(this.api, routeParams()));
       this.listError = '';
       // A search by project id opens that project, whether or not it has a record (no record: the defaults apply).
       if (project && this.selected !== project) void this.#open(project);
@@ -168,13 +154,10 @@ export class StratumLbaas extends LitElement {
   async #refreshDetail(projectId: string): Promise<void> {
     if (!this.api) return;
     try {
-      const [single, list] = await Promise.all([
-        this.api.get(`${ROOT}/${encodeURIComponent(projectId)}`, SingleQuota),
-        this.api.get(`${ROOT}?${new URLSearchParams({ project_id: projectId })}`, QuotaList),
-      ]);
+      const { limits, record } = await readProject(this.api, projectId);
       if (this.selected !== projectId) return; // another project was opened meanwhile
-      this.selectedLimits = single.quota;
-      this.selectedRecord = list.quotas.find((i) => i.project_id === projectId);
+      this.selectedLimits = limits;
+      this.selectedRecord = record;
     } catch (e) {
       this.detailError = errorMessage(e);
     }
@@ -253,17 +236,10 @@ export class StratumLbaas extends LitElement {
     const pending = this.pending;
     const project = this.selected;
     if (!this.api || !pending || !project) return;
-    const path = `${ROOT}/${encodeURIComponent(project)}`;
     this.busy = true;
     this.detailError = '';
     try {
-      if (pending.kind === 'save') {
-        await this.api.send('PUT', path, { quota: pending.changes });
-        this.message = `Saved the quotas of ${project}.`;
-      } else {
-        await this.api.send('DELETE', pending.force ? `${path}?force=true` : path);
-        this.message = `Reset the quotas of ${project} to the defaults.`;
-      }
+      this.message = await write(this.api, project, pending);
       this.draft = undefined;
       this.pending = undefined;
       this.offerForce = false;
