@@ -23,6 +23,20 @@ const focusedId = (page: Page) =>
     return el ? el.getAttribute('data-testid') : null;
   })()`) as Promise<string | null>;
 
+/** As much of a DOM element as focusOn reads (the tests compile without the DOM library). */
+interface FocusLike {
+  shadowRoot: { activeElement: FocusLike | null } | null;
+  getAttribute(name: string): string | null;
+}
+
+/** Waits until the focused element (through open shadow roots) is the one with this test id. */
+const focusOn = (page: Page, id: string) =>
+  page.waitForFunction((want) => {
+    let el = (globalThis as unknown as { document: { activeElement: FocusLike | null } }).document.activeElement;
+    while (el?.shadowRoot?.activeElement) el = el.shadowRoot.activeElement;
+    return el?.getAttribute('data-testid') === want;
+  }, id);
+
 describe('the load balancer quotas page', () => {
   let s: ConsoleSession;
 
@@ -59,6 +73,7 @@ describe('the load balancer quotas page', () => {
     expect(await quota(p)).toMatchObject({ load_balancer: 10, listener: -1 }); // nothing sent before the confirmation
     await page.getByTestId('confirm').click();
     await page.getByTestId('lbaas-message').filter({ hasText: 'Saved' }).waitFor();
+    await focusOn(page, 'lbaas-start-edit'); // the form has gone: focus on what replaced it
     const saved = await quota(p);
     expect(saved).toMatchObject({ load_balancer: 12, listener: 30 });
     await detailLimit(page, 'load_balancer')
@@ -138,6 +153,7 @@ describe('the load balancer quotas page', () => {
     await page.getByTestId('lbaas-confirm').waitFor();
     await page.keyboard.press('Enter'); // on "Yes, reset"
     await page.getByTestId('lbaas-message').filter({ hasText: 'Reset' }).waitFor();
+    await focusOn(page, 'lbaas-reset'); // not lost to the page's body
     expect(await quota(p)).toEqual(await defaults());
     expect(errors).toEqual([]);
   });

@@ -243,12 +243,16 @@ export class StratumLbaas extends LitElement {
       this.draft = undefined;
       this.pending = undefined;
       this.offerForce = false;
+      this.busy = false; // before focus goes back: a disabled button takes no focus
+      void this.#focusBack();
       await Promise.all([this.#refreshDetail(project), this.#loadList()]);
     } catch (e) {
       this.pending = undefined;
       this.detailError = errorMessage(e);
       // A reset refused because usage is above a default can be forced, after a second confirmation.
       if (pending.kind === 'reset' && !pending.force && e instanceof ApiError && e.status === 409) this.offerForce = true;
+      this.busy = false;
+      void this.#focusBack();
       // A refusal may come from a change made elsewhere (usage reported by the load balancer service): show what is stored now.
       void this.#refreshDetail(project);
     } finally {
@@ -259,12 +263,19 @@ export class StratumLbaas extends LitElement {
   /** Closes the confirmation without writing, and gives focus back to the control that opened it. */
   async #cancel(): Promise<void> {
     this.pending = undefined;
+    await this.#focusBack();
+  }
+
+  /**
+   * Once the confirmation has closed (cancelled, done or refused), gives focus back to the control that opened it,
+   * or, when that is gone (a saved form closes; the forced-reset button is rendered anew), to the one in its place.
+   */
+  async #focusBack(): Promise<void> {
     await this.updateComplete;
     const opener = this.#opener;
     this.#opener = null;
-    // The opener may have been rendered anew (the forced-reset button comes back when the confirmation closes).
     const again = (id: string) => this.renderRoot.querySelector<HTMLElement>(`[data-testid="${id}"]`);
-    const fallback = this.pending === undefined && this.offerForce ? again('lbaas-force-reset') : again('lbaas-reset');
+    const fallback = this.offerForce ? again('lbaas-force-reset') : (again('lbaas-start-edit') ?? again('lbaas-reset'));
     (opener?.isConnected ? opener : fallback)?.focus();
   }
 
