@@ -17,6 +17,9 @@ const sfx = randomBytes(4).toString('hex');
 /** Two event types of this file's own: `alpha` in projects A and B, `beta` in A. */
 const ALPHA = `stratumtest.${sfx}.alpha`;
 const BETA = `stratumtest.${sfx}.beta`;
+/** A type with more events than the API's default page (100) holds. */
+const GAMMA = `stratumtest.${sfx}.gamma`;
+const MANY = 105;
 /** A day no other event has (the samples are of 2026): the time window searches see only this file's events. */
 const DAY = `2024-0${1 + ((randomBytes(1)[0] as number) % 9)}-1${(randomBytes(1)[0] as number) % 9}`;
 const at = (hh: number, mm: number, ss = 0) =>
@@ -49,6 +52,7 @@ describe('the events page', () => {
       ...[0, 1, 2].map((i) => serialized(ALPHA, at(9, 10 + i), { project_id: projectA, resource_id: `vol-${sfx}-${i}` })),
       ...[0, 1].map((i) => serialized(ALPHA, at(9, 20 + i), { project_id: projectB, resource_id: `vol-${sfx}-b${i}` })),
       ...[0, 1].map((i) => serialized(BETA, at(11, i), { project_id: projectA })),
+      ...Array.from({ length: MANY }, (_, i) => serialized(GAMMA, at(12, Math.floor(i / 60), i % 60), { project_id: projectA })),
       ...life.map((t, i) =>
         serialized(t, at(10, i, 30), {
           project_id: projectA,
@@ -109,6 +113,36 @@ describe('the events page', () => {
       .waitFor();
     expect(await shownIds(page)).toEqual(expected);
     expect(page.url()).toContain(`event_type=${encodeURIComponent(ALPHA)}`);
+    expect(errors).toEqual([]);
+  });
+
+  it('shows more events than a page holds a page at a time, as the API pages them (its next link)', async () => {
+    const first = await s
+      .api()
+      .get(`/v2/events?q.field=event_type&q.op=eq&q.value=${GAMMA}&q.field=all_tenants&q.op=eq&q.value=true&sort=generated:desc`)
+      .set(s.as('admin'))
+      .expect(200);
+    const firstIds = (first.body as { message_id: string }[]).map((e) => e.message_id);
+    expect(firstIds).toHaveLength(100); // the API's default page
+    const next = /<([^>]+)>;\s*rel="next"/.exec(String(first.headers.link))?.[1] as string;
+    const second = await s
+      .api()
+      .get(new URL(next).pathname + new URL(next).search)
+      .set(s.as('admin'))
+      .expect(200);
+    const expected = [...firstIds, ...(second.body as { message_id: string }[]).map((e) => e.message_id)];
+    expect(expected).toHaveLength(MANY);
+    const { page, errors } = await s.open();
+    await s.signIn(page, `#/events?event_type=${encodeURIComponent(GAMMA)}`);
+    await page.getByTestId('event-row').nth(99).waitFor();
+    await page.getByTestId('events-summary').filter({ hasText: '100+ events' }).waitFor();
+    await page.getByTestId('events-more').click();
+    await page
+      .getByTestId('event-row')
+      .nth(MANY - 1)
+      .waitFor();
+    expect(await shownIds(page)).toEqual(expected);
+    await expect(page.getByTestId('events-more').count()).resolves.toBe(0);
     expect(errors).toEqual([]);
   });
 
