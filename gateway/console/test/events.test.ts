@@ -246,6 +246,20 @@ describe('the events page', () => {
     await other.page.context().close();
   });
 
+  it("shows the API's refusal of a link's malformed search, and no events", async () => {
+    const refusal = await s
+      .api()
+      .get('/v2/events?q.field=start_timestamp&q.op=ge&q.value=noon&sort=generated:desc&limit=100')
+      .set(s.as('admin'))
+      .expect(400);
+    const message = refusal.body.error_message.faultstring as string;
+    const { page, errors } = await s.open();
+    await s.signIn(page, '#/events?start=noon&all_tenants=0');
+    await page.getByTestId('events-error').filter({ hasText: message }).waitFor();
+    await expect(page.getByTestId('event-row').count()).resolves.toBe(0);
+    expect(errors).toEqual([]);
+  });
+
   it("shows an instance's timeline from create to delete, oldest first as the API lists it, each event's traits opened and closed by keyboard", async () => {
     const expected = await apiIds([['resource_id', 'eq', instance], ALL], { order: 'asc' });
     expect(expected).toHaveLength(5);
