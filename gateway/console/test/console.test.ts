@@ -97,7 +97,6 @@ describe('the operator console in Chromium', () => {
       expect([d.id, shown(await cell.textContent())]).toEqual([d.id, free]);
     }
     await expect(page.getByTestId('department-row').count()).resolves.toBe(departments.length);
-    await screenshot(page, 'departments');
     expect(errors).toEqual([]);
   });
 
@@ -221,7 +220,6 @@ describe('the operator console in Chromium', () => {
     await newest.waitFor();
     expect(page.url()).toContain(`#/audit?domain_id=${FINANCE}`);
     await expect(newest.textContent()).resolves.toContain('backups');
-    await screenshot(page, 'audit');
     expect(errors).toEqual([]);
   });
 
@@ -234,7 +232,6 @@ describe('the operator console in Chromium', () => {
     await free.waitFor();
     await expect(free.isVisible()).resolves.toBe(true);
     await expect(page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).resolves.toBe(true);
-    await screenshot(page, 'departments-narrow', false);
     expect(errors).toEqual([]);
   });
 
@@ -276,7 +273,6 @@ describe('the operator console in Chromium', () => {
     await page.getByTestId('lbaas-defaults').waitFor();
     await page.locator(`[data-testid="lbaas-row"][data-project-id="${first.ids[1]}"]`).waitFor();
     expect(await rowIds()).toEqual(first.ids);
-    await screenshot(page, 'lbaas');
     await page.getByTestId('lbaas-search').fill(projects[0] as string);
     await page.getByTestId('lbaas-search-submit').click();
     await page
@@ -346,7 +342,6 @@ describe('the operator console in Chromium', () => {
     const first = timeline.getByTestId('event-row').first();
     await first.getByTestId('event-traits').click();
     await first.getByTestId('event-traits-table').filter({ hasText: instance }).waitFor();
-    await screenshot(page, 'events', false);
 
     // The shared link opens the same timeline in a fresh page (signed in there).
     const shared = page.url().slice(page.url().indexOf('#'));
