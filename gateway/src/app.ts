@@ -38,7 +38,17 @@ export function buildGateway(deps: GatewayDeps): GatewayApp {
   const authenticate = authenticator(tokens, (req) => `${publicUrls.base(req)}/identity`);
   const proxies = createProxies(config, logger, metrics, deps.upstreams);
   const proxied = proxiedHandler({ config, metrics, rateLimits, publicUrls, authenticate, proxies });
-  const app = publicRoutes({ logger, readiness: deps.readiness, publicUrls, authenticate, proxies, common, signIn: deps.signIn });
+  const app = publicRoutes({
+    logger,
+    readiness: deps.readiness,
+    publicUrls,
+    authenticate,
+    proxies,
+    common,
+    signIn: deps.signIn,
+    rateLimits,
+    onLimited: () => metrics.rateLimited.inc({ group: 'gateway', scope: 'token' }),
+  });
 
   /** The last resort of the fast path: a 500 in the group's shape, the cause logged. */
   const failed = (res: PlainResponse, group: Group) => (err: unknown) => {

@@ -15,6 +15,7 @@ import { identityLookupRefused, methodNotAllowed, notFound, sendGroupError } fro
 import { openapiRouter } from './openapi/openapi.router';
 import type { Middleware } from './pipeline';
 import type { PublicUrls } from './public-url';
+import type { RateLimits } from './ratelimit/ratelimit';
 import { GROUPS, type Group, resolve } from './routes';
 import { signInRouter } from './sign-in/sign-in.router';
 import type { SignInService } from './sign-in/sign-in.service';
@@ -33,6 +34,10 @@ export interface PublicRoutesParts {
   consoleDir?: string;
   /** The console's Keystone sign-in; undefined with static tokens (`GET /console/auth` then offers the token only). */
   signIn?: SignInService;
+  /** The rate limits (the console's `GET /console/auth/tokens` is counted per token, ratelimit.ts `consumeOwn`). */
+  rateLimits: RateLimits;
+  /** Told of each request of the public routes a rate limit refused. */
+  onLimited?: () => void;
 }
 
 /**
@@ -80,7 +85,7 @@ export function publicRoutes(parts: PublicRoutesParts): Express {
   app.get('/ready', readinessHandler(parts.readiness));
   app.use(openapiRouter());
   // Before the console's static files, which answer 405 to anything but GET and HEAD under /console/.
-  app.use(signInRouter(parts.signIn, publicUrls));
+  app.use(signInRouter(parts.signIn, publicUrls, { authenticate, rateLimits: parts.rateLimits, onLimited: parts.onLimited }));
   app.use(consoleHandler(parts.consoleDir ?? consoleDir()));
   app.use((_req, _res, next) => next(notFound()));
   app.use(errorHandler(renderKeystoneError, logger));

@@ -160,9 +160,9 @@ describe('console sign-in with Keystone credentials', () => {
     expect(form.status).toBe(415);
     const huge = await raw(JSON.stringify({ ...passwordAuth('admin', 'x'), pad: 'x'.repeat(17 * 1024) }));
     expect([huge.status, huge.body]).toEqual([413, keystoneError(413)]);
-    for (const method of ['get', 'put', 'delete'] as const) {
+    for (const method of ['put', 'delete', 'patch'] as const) {
       const res = await request(stack.gateway)[method]('/console/auth/tokens');
-      expect([method, res.status, res.headers.allow, res.body]).toEqual([method, 405, 'POST', keystoneError(405)]);
+      expect([method, res.status, res.headers.allow, res.body]).toEqual([method, 405, 'GET, HEAD, POST', keystoneError(405)]);
     }
     const methods = await request(stack.gateway).post('/console/auth').send({});
     expect([methods.status, methods.headers.allow]).toEqual([405, 'GET, HEAD']);
@@ -225,11 +225,153 @@ describe('console sign-in with Keystone credentials', () => {
     }
   });
 
+  describe("GET /console/auth/tokens: who the caller's own Keystone token stands for", () => {
+    const whoAmI = (token: string) => request(stack.gateway).get('/console/auth/tokens').set('X-Auth-Token', token);
+
+    /** A new user with role `reader` on project `admin`, and a token it signed in for there. */
+    async function readerToken(): Promise<{ userId: string; token: string }> {
+      const admin = { 'X-Auth-Token': await keystone.adminToken(), 'Content-Type': 'application/json' };
+      const ks = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+        const res = await fetch(`${keystone.url}${path}`, { method, headers: admin, body: body ? JSON.stringify(body) : undefined });
+        expect([method, path, res.ok]).toEqual([method, path, true]);
+        return (res.status === 204 ? undefined : await res.json()) as T;
+      };
+      type Id = { id: string };
+      const name = `reader-${hex(4)}`;
+      const password = hex(12);
+      const { user } = await ks<{ user: Id }>('POST', '/users', { user: { name, domain_id: 'default', password } });
+      const [project] = (await ks<{ projects: Id[] }>('GET', '/projects?name=admin')).projects;
+      const [role] = (await ks<{ roles: Id[] }>('GET', '/roles?name=reader')).roles;
+      await ks('PUT', `/projects/${project?.id}/users/${user.id}/roles/${role?.id}`);
+      const signed = await signIn(passwordAuth(name, password)).expect(201);
+      return { userId: user.id, token: signed.headers['x-subject-token'] as string };
+    }
+
+    it('answers a project-scoped token with its user, its project and domain, its roles, scope project (no-store)', async () => {
+      const signed = await signIn(passwordAuth('admin', keystone.adminPassword)).expect(201);
+      const res = await whoAmI(signed.headers['x-subject-token'] as string);
+      expect(res.status).toBe(200);
+      expect(res.headers['cache-control']).toBe('no-store');
+      expect(res.body).toEqual({
+        token: {
+          user: { id: signed.body.token.user.id },
+          project: { id: signed.body.token.project.id, domain: { id: 'default' } },
+          domain: null,
+          roles: expect.arrayContaining([{ name: 'admin' }]),
+          scope: 'project',
+        },
+      });
+      expect(res.body.token.roles).toHaveLength(signed.body.token.roles.length);
+    });
+
+    it('answers a system-scoped token with scope system, no project and no domain', async () => {
+      const signed = await signIn(passwordAuth('admin', keystone.adminPassword, { system: { all: true } })).expect(201);
+      const res = await whoAmI(signed.headers['x-subject-token'] as string).expect(200);
+      expect(res.body.token).toMatchObject({ user: { id: signed.body.token.user.id }, project: null, domain: null, scope: 'system' });
+      expect(res.body.token.roles).toContainEqual({ name: 'admin' });
+    });
+
+    it("answers no token, or one Keystone does not know, with the gateway's 401 and WWW-Authenticate", async () => {
+      for (const res of [await request(stack.gateway).get('/console/auth/tokens'), await whoAmI(`gAAAAA${hex(40)}`)]) {
+        expect([res.status, res.body]).toEqual([401, keystoneError(401, 'The request you have made requires authentication.')]);
+        expect(res.headers['www-authenticate']).toMatch(/^Keystone uri="http:\/\/[^"]+\/identity"$/);
+        expect(res.headers['cache-control']).toBeUndefined();
+      }
+    });
+
+    it("ignores another user's token in X-Subject-Token: only the caller's own is told, and a subject alone is a 401", async () => {
+      const reader = await readerToken();
+      const admin = await keystone.adminToken();
+      const res = await whoAmI(reader.token).set('X-Subject-Token', admin).expect(200);
+      expect(res.body.token).toMatchObject({ user: { id: reader.userId }, roles: [{ name: 'reader' }], scope: 'project' });
+      const subjectOnly = await request(stack.gateway).get('/console/auth/tokens').set('X-Subject-Token', admin);
+      expect(subjectOnly.status).toBe(401);
+    });
+  });
+
   // Last: it stops the file's Keystone.
   it("answers 503 in Keystone's shape when Keystone is stopped", async () => {
     await keystone.stop();
     const res = await signIn(passwordAuth('admin', keystone.adminPassword));
     expect([res.status, res.body]).toEqual([503, keystoneError(503, 'The identity service is unavailable.')]);
     expect(res.headers['retry-after']).toBe('5');
+    // The caller's identity too, for a token the gateway has not seen (nothing cached).
+    const who = await request(stack.gateway)
+      .get('/console/auth/tokens')
+      .set('X-Auth-Token', `gAAAAA${hex(40)}`);
+    expect([who.status, who.body]).toEqual([503, keystoneError(503)]);
+  });
+});
+
+describe("GET /console/auth/tokens with static tokens: each persona's own identity", () => {
+  let stack: TestStack;
+  let limited: TestStack;
+  beforeAll(async () => {
+    [stack, limited] = await Promise.all([startTestStack(), startTestStack({ gatewayEnv: { RATE_LIMIT_PER_TOKEN: '2/60' } })]);
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all([stack?.close(), limited?.close()]);
+  });
+
+  const whoAmI = (token: string, of: TestStack = stack) => request(of.gateway).get('/console/auth/tokens').set('X-Auth-Token', token);
+
+  it('answers every persona with its own user, project, domain, roles and scope', async () => {
+    const p = stack.personas;
+    const expected = {
+      admin: { project: { id: p.admin.projectId, domain: { id: 'default' } }, domain: null, scope: 'project' },
+      memberA: { project: { id: stack.projectA, domain: { id: 'default' } }, domain: null, scope: 'project' },
+      readerA: { project: { id: stack.projectA, domain: { id: 'default' } }, domain: null, scope: 'project' },
+      memberB: { project: { id: stack.projectB, domain: { id: 'default' } }, domain: null, scope: 'project' },
+      deptAdmin: { project: null, domain: { id: stack.deptDomainId }, scope: 'domain' },
+      service: { project: { id: p.service.projectId, domain: { id: 'default' } }, domain: null, scope: 'project' },
+    };
+    for (const [who, persona] of Object.entries(p)) {
+      const res = await whoAmI(persona.token);
+      expect([who, res.status, res.headers['cache-control']]).toEqual([who, 200, 'no-store']);
+      expect([who, res.body]).toEqual([
+        who,
+        {
+          token: {
+            user: { id: persona.userId },
+            roles: persona.roles.map((name) => ({ name })),
+            ...expected[who as keyof typeof expected],
+          },
+        },
+      ]);
+    }
+  });
+
+  it("ignores another persona's token in X-Subject-Token, and answers HEAD without a body", async () => {
+    const res = await whoAmI(stack.personas.readerA.token).set('X-Subject-Token', stack.personas.admin.token).expect(200);
+    expect(res.body.token.user.id).toBe(stack.personas.readerA.userId);
+    const head = await request(stack.gateway).head('/console/auth/tokens').set('X-Auth-Token', stack.personas.deptAdmin.token);
+    expect([head.status, head.text ?? '']).toEqual([200, '']);
+  });
+
+  it('refuses an unknown token 401 and other methods 405 (POST is the sign-in, not offered: 404)', async () => {
+    const bad = await whoAmI(hex(32));
+    expect([bad.status, bad.body, bad.headers['www-authenticate']]).toEqual([
+      401,
+      keystoneError(401),
+      expect.stringMatching(/^Keystone uri=/),
+    ]);
+    const put = await request(stack.gateway).put('/console/auth/tokens').set('X-Auth-Token', stack.personas.admin.token);
+    expect([put.status, put.headers.allow, put.body]).toEqual([405, 'GET, HEAD', keystoneError(405)]);
+    const post = await request(stack.gateway).post('/console/auth/tokens').send({});
+    expect(post.status).toBe(404);
+  });
+
+  it('counts each token against RATE_LIMIT_PER_TOKEN: 429 with Retry-After past it, other tokens unaffected', async () => {
+    const token = limited.personas.memberA.token;
+    expect((await whoAmI(token, limited)).status).toBe(200);
+    expect((await whoAmI(token, limited)).status).toBe(200);
+    const refused = await whoAmI(token, limited);
+    expect([refused.status, refused.body]).toEqual([429, keystoneError(429, /token/)]);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect((await whoAmI(limited.personas.memberB.token, limited)).status).toBe(200);
+    const counted = (await limited.gatewayDeps.metrics.rateLimited.get()).values.find(
+      (v) => v.labels.group === 'gateway' && v.labels.scope === 'token',
+    );
+    expect(counted?.value).toBe(1);
   });
 });

@@ -14,7 +14,7 @@ import { z } from 'zod';
 import gatewayPackage from '../../package.json';
 import { CONTRACTS, GROUPS, type Group, IDENTITY_LOOKUPS, INGEST_PATH } from '../routes';
 import { SIGN_IN_MAX_BODY_BYTES, SIGN_IN_METHODS_PATH, SIGN_IN_PATH } from '../sign-in/sign-in.router';
-import { SignInBody, SignInMethods, SignInToken } from '../sign-in/sign-in.schema';
+import { CallerToken, SignInBody, SignInMethods, SignInToken } from '../sign-in/sign-in.schema';
 import { domainQuotaVersions, octaviaVersions, pankoVersions } from '../versions';
 
 /** Where the document and the reference page are served (openapi.router.ts). */
@@ -223,17 +223,36 @@ function gatewayRoutes(): OpenApiSection[] {
         400: keystoneError('Not JSON, or not Keystone password auth with a scope'),
         401: keystoneError('Keystone did not accept the credentials or the scope'),
         404: keystoneError('Not offered: the gateway uses static tokens'),
-        405: keystoneError('A method other than POST'),
+        405: keystoneError('A method other than GET, HEAD or POST'),
         413: keystoneError(`A body past ${SIGN_IN_MAX_BODY_BYTES} bytes`),
         415: keystoneError('A body that is not application/json'),
         429: { ...keystoneError('Too many attempts from this address or for this user'), headers: retryAfter },
         503: { ...keystoneError('Keystone is down, failing or not answering in time'), headers: retryAfter },
       },
     },
+    {
+      method: 'get',
+      path: SIGN_IN_PATH,
+      operationId: 'getConsoleCaller',
+      summary: "Who the caller's own token stands for: user, project, domain, roles and scope",
+      description:
+        "Like Keystone's `GET /v3/auth/tokens` for a user's own token, but only ever of the token in `X-Auth-Token` (`X-Subject-Token` is ignored). `scope`: `project` with a project, else `domain` with a domain, else `system` with roles, else `unscoped`. Counted against the default per-token limit (RATE_LIMIT_PER_TOKEN). `Cache-Control: no-store`.",
+      responses: {
+        200: json('The caller', CallerToken),
+        401: { ...keystoneError('Missing or invalid X-Auth-Token'), headers: z.object({ 'WWW-Authenticate': z.string() }) },
+        405: keystoneError('A method other than GET, HEAD or POST'),
+        429: { ...keystoneError("Past the token's rate limit"), headers: retryAfter },
+        503: { ...keystoneError('Keystone is down, failing or not answering in time'), headers: retryAfter },
+      },
+    },
   ];
   return [
     { tag: PUBLIC, description: 'Public: no token. Versions documents of the root and of each group prefix, health checks.', routes },
-    { tag: 'Console sign-in', description: "The operator console's sign-in. Public: no token.", routes: signIn },
+    {
+      tag: 'Console sign-in',
+      description: "The operator console's sign-in (public: no token) and who a signed-in console is (its own token).",
+      routes: signIn,
+    },
     { tag: 'Identity look-ups', description: 'Keystone look-ups the OpenStack CLI makes on a service endpoint.', routes: lookups },
     { tag: 'Documentation', description: 'This document and its reference page. Public.', routes: docs },
   ];

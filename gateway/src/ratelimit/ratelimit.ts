@@ -55,6 +55,8 @@ export function makeLimiter(limit: RateLimit, redis: Redis | undefined, keyPrefi
 
 export class RateLimits {
   private readonly limiters: Record<Group, Limiters>;
+  /** The gateway's own authenticated routes (the console's `GET /console/auth/tokens`): RATE_LIMIT_PER_TOKEN. */
+  private readonly own: RateLimiterAbstract | null;
 
   /** @param prefix Redis key prefix (e.g. `stratum:gw:rl:`). */
   constructor(config: GatewayConfig, redis: Redis | undefined, prefix: string) {
@@ -64,6 +66,7 @@ export class RateLimits {
       return { project: make(group, 'project', l.project), token: make(group, 'token', l.token) };
     };
     this.limiters = { event: forGroup('event'), lbaas: forGroup('lbaas'), domain: forGroup('domain') };
+    this.own = makeLimiter(config.RATE_LIMIT_PER_TOKEN, redis, `${prefix}gateway:token`);
   }
 
   /** True when no group has any limit (the check is skipped). */
@@ -81,6 +84,16 @@ export class RateLimits {
     if (project !== null) return { scope: 'project', retryAfterSeconds: project };
     if (token !== null) return { scope: 'token', retryAfterSeconds: token };
     return null;
+  }
+
+  /**
+   * Counts one request to the gateway's own authenticated routes (the console's `GET /console/auth/tokens`) with the
+   * token whose cache key is `tokenKey`, against the default per-token limit (RATE_LIMIT_PER_TOKEN) in a count of its
+   * own. @returns null when the request may go on, else the refusal.
+   */
+  async consumeOwn(tokenKey: string): Promise<RateLimitRefusal | null> {
+    const retry = await take(this.own, tokenKey);
+    return retry === null ? null : { scope: 'token', retryAfterSeconds: retry };
   }
 }
 

@@ -8,13 +8,23 @@
  *   attempt), then: 415 unless `application/json`, 413 past SIGN_IN_MAX_BODY_BYTES, 400 for a body that is not
  *   Keystone's password auth (sign-in.schema.ts), 429, 401, 503 (sign-in.service.ts).
  *
- * Both answers are `Cache-Control: no-store`. Nothing of the body reaches a log (http-kit's access log writes the
+ * And one that needs a token: `GET /console/auth/tokens` → 200, who the caller's own `X-Auth-Token` stands for
+ * (CallerToken, sign-in.presenter.ts), as Keystone's `GET /v3/auth/tokens` answers a user validating their own token.
+ * The gateway's usual token check (auth/authenticate.ts: 401 with `WWW-Authenticate`, 503 when Keystone cannot
+ * answer); `X-Subject-Token` is ignored, so no one learns about a token but their own. Counted against the default
+ * per-token limit (ratelimit.ts `consumeOwn`: 429 with `Retry-After`). Other methods than GET, HEAD and POST: 405.
+ *
+ * Every answer is `Cache-Control: no-store`. Nothing of the body reaches a log (http-kit's access log writes the
  * method, URL and status only).
  */
 import { type AppError, fieldIssues, validate } from '@stratum/http-kit';
 import express, { type NextFunction, type Request, type Response, Router } from 'express';
-import { bodyTooLarge, methodNotAllowed, signInInvalid, signInMalformed, signInNotJson, signInNotOffered } from '../errors';
+import type { authenticator } from '../auth/authenticate';
+import { bodyTooLarge, methodNotAllowed, rateLimited, signInInvalid, signInMalformed, signInNotJson, signInNotOffered } from '../errors';
 import type { PublicUrls } from '../public-url';
+import type { RateLimits } from '../ratelimit/ratelimit';
+import { tokenKey } from '../tokens/tokens.cache';
+import { callerToken } from './sign-in.presenter';
 import { SignInBody, type SignInMethods } from './sign-in.schema';
 import type { SignInService } from './sign-in.service';
 
@@ -46,13 +56,23 @@ const validBody = validate({ body: SignInBody }, (invalid): AppError => {
   return signInInvalid(first.field === '(body)' ? 'auth' : first.field, first.reason, issues);
 });
 
+/** What `GET /console/auth/tokens` needs: the gateway's token check and its rate limits. */
+export interface CallerParts {
+  authenticate: ReturnType<typeof authenticator>;
+  rateLimits: RateLimits;
+  /** Told of each request the per-token limit refused (the gateway's `stratum_gateway_rate_limited_total`). */
+  onLimited?: () => void;
+}
+
 /**
  * The sign-in router.
  * @param service the Keystone sign-in (sign-in.service.ts), or undefined with static tokens (password not offered).
  * @param publicUrls tells the client's address (the peer, or a trusted proxy's forwarded one).
+ * @param caller the token check and rate limits of `GET /console/auth/tokens`.
  */
-export function signInRouter(service: SignInService | undefined, publicUrls: PublicUrls): Router {
+export function signInRouter(service: SignInService | undefined, publicUrls: PublicUrls, caller: CallerParts): Router {
   const router = Router({ strict: false });
+  const allowed = service ? 'GET, HEAD, POST' : 'GET, HEAD';
   const methods: SignInMethods = { methods: service ? ['token', 'password'] : ['token'] };
 
   router.all(SIGN_IN_METHODS_PATH, (req, res, next) => {
@@ -65,9 +85,20 @@ export function signInRouter(service: SignInService | undefined, publicUrls: Pub
 
   router.all(
     SIGN_IN_PATH,
-    async (req, _res, next) => {
+    async (req, res, next) => {
+      if (req.method === 'GET' || req.method === 'HEAD') {
+        const who = await caller.authenticate(req, res, { kind: 'none' });
+        if (!who) return; // answered 401 or 503
+        const refusal = await caller.rateLimits.consumeOwn(tokenKey(who.token));
+        if (refusal) {
+          caller.onLimited?.();
+          return next(rateLimited(refusal.scope, refusal.retryAfterSeconds));
+        }
+        res.set('Cache-Control', 'no-store').json(callerToken(who.identity));
+        return;
+      }
+      if (req.method !== 'POST') return next(methodNotAllowed(allowed));
       if (!service) return next(signInNotOffered());
-      if (req.method !== 'POST') return next(methodNotAllowed('POST'));
       const refused = await service.countAddress(publicUrls.clientAddress(req));
       if (refused) return next(refused);
       if (hasBody(req) && !req.is(JSON_TYPE)) return next(signInNotJson());

@@ -100,3 +100,31 @@ export type SignInToken = z.infer<typeof SignInToken>;
 /** `GET /console/auth`: the ways to sign in this gateway offers (`password` only with Keystone). */
 export const SignInMethods = z.object({ methods: z.array(z.enum(['token', 'password'])) }).meta({ id: 'SignInMethods' });
 export type SignInMethods = z.infer<typeof SignInMethods>;
+
+/**
+ * `GET /console/auth/tokens`: who the caller's own token stands for, from the identity the gateway validated it to
+ * (sign-in.presenter.ts `callerToken`). `scope` is derived from that identity (sign-in.presenter.ts `scopeOf`).
+ */
+export const CallerToken = z
+  .object({
+    token: z.object({
+      user: z.object({ id: z.string() }),
+      project: z
+        .object({
+          id: z.string(),
+          domain: z.object({ id: z.string() }).nullable().describe("the project's domain, when the token names it"),
+        })
+        .nullable()
+        .describe('the project of a project-scoped token, else null'),
+      domain: z.object({ id: z.string() }).nullable().describe('the domain of a domain-scoped token, else null'),
+      roles: z.array(z.object({ name: z.string() })).describe('role names, lower-cased; none for an unscoped token'),
+      scope: z.enum(['project', 'domain', 'system', 'unscoped']),
+    }),
+  })
+  .meta({
+    id: 'CallerToken',
+    example: {
+      token: { user: { id: 'b4f0c1d2' }, project: null, domain: { id: 'a1b2c3d4' }, roles: [{ name: 'admin' }], scope: 'domain' },
+    },
+  });
+export type CallerToken = z.infer<typeof CallerToken>;
