@@ -12,7 +12,7 @@ const common = {
 
 module.exports = {
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{gateway,services/*,packages/*,deploy}/src/**/*.test.ts'] },
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{gateway,gateway/console,services/*,packages/*,deploy}/src/**/*.test.ts'] },
     {
       ...common,
       displayName: 'integration',

@@ -43,7 +43,8 @@ export function errorText(body: unknown): string {
   if (isRecord(panko) && typeof panko.faultstring === 'string') return panko.faultstring;
   if (typeof panko === 'string') {
     try {
-      return errorText(JSON.parse(panko));
+      // JSON without a known member (a number, `null`, `{}`) keeps the string itself.
+      return errorText(JSON.parse(panko)) || panko;
     } catch {
       return panko;
     }

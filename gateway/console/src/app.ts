@@ -15,7 +15,7 @@ import { Api, ApiError, type KeystoneCredentials, keystoneSignIn, signInMethods 
 import { shared } from './styles';
 
 // Every page module registers its own element.
-import.meta.glob('./pages/*.ts', { eager: true });
+import.meta.glob(['./pages/*.ts', '!./pages/*.test.ts'], { eager: true });
 
 const TOKEN_KEY = 'stratum.console.token';
 

@@ -20,6 +20,9 @@ const BETA = `stratumtest.${sfx}.beta`;
 /** A type with more events than the API's default page (100) holds. */
 const GAMMA = `stratumtest.${sfx}.gamma`;
 const MANY = 105;
+/** A type with exactly one page's worth of events (the page's size, 100): no page follows it. */
+const DELTA = `stratumtest.${sfx}.delta`;
+const PAGE = 100;
 /** A day no other event has (the samples are of 2026): the time window searches see only this file's events. */
 const DAY = `2024-0${1 + ((randomBytes(1)[0] as number) % 9)}-1${(randomBytes(1)[0] as number) % 9}`;
 const at = (hh: number, mm: number, ss = 0) =>
@@ -53,6 +56,7 @@ describe('the events page', () => {
       ...[0, 1].map((i) => serialized(ALPHA, at(9, 20 + i), { project_id: projectB, resource_id: `vol-${sfx}-b${i}` })),
       ...[0, 1].map((i) => serialized(BETA, at(11, i), { project_id: projectA })),
       ...Array.from({ length: MANY }, (_, i) => serialized(GAMMA, at(12, Math.floor(i / 60), i % 60), { project_id: projectA })),
+      ...Array.from({ length: PAGE }, (_, i) => serialized(DELTA, at(13, Math.floor(i / 60), i % 60), { project_id: projectA })),
       ...life.map((t, i) =>
         serialized(t, at(10, i, 30), {
           project_id: projectA,
@@ -142,6 +146,22 @@ describe('the events page', () => {
       .nth(MANY - 1)
       .waitFor();
     expect(await shownIds(page)).toEqual(expected);
+    await expect(page.getByTestId('events-more').count()).resolves.toBe(0);
+    expect(errors).toEqual([]);
+  });
+
+  it('shows exactly one page of events without a More button (no empty page after it)', async () => {
+    const expected = await apiIds([['event_type', 'eq', DELTA], ALL]);
+    expect(expected).toHaveLength(PAGE);
+    const { page, errors } = await s.open();
+    await s.signIn(page, `#/events?event_type=${encodeURIComponent(DELTA)}`);
+    await page
+      .getByTestId('event-row')
+      .nth(PAGE - 1)
+      .waitFor();
+    expect(await shownIds(page)).toEqual(expected);
+    // "100 events", not "100+": the page asked for one more than it shows and none came back.
+    await expect(page.getByTestId('events-summary').textContent()).resolves.toMatch(/^\s*100 events,/);
     await expect(page.getByTestId('events-more').count()).resolves.toBe(0);
     expect(errors).toEqual([]);
   });

@@ -1,42 +1,14 @@
 /**
  * `<stratum-audit>` (`#/audit?domain_id=…&limit=…&marker=…&before=…`): a department's audit trail, newest first, a page at a
  * time (GET /v3/domain_quotas/{domain_id}/audit?limit&marker, docs/api/domain-quota.md "Audit log"); `limit` (1 to
- * 1000, the API's range) is the page size, 50 when absent.
+ * 1000, the API's range) is the page size, 50 when absent. The pager state and query are audit-model.ts.
  */
 import { css, html, LitElement, nothing, type TemplateResult } from 'lit';
-import { z } from 'zod';
 import type { Api } from '../api';
 import { routeParams, setRouteParams } from '../app';
-import { formatNumber, formatTime, unitOf } from '../format';
+import { formatTime } from '../format';
 import { shared } from '../styles';
-
-const DEFAULT_PAGE = 50;
-
-/** The page size a route asks for (`limit`, 1 to 1000 as the API takes), else the default. */
-function pageSizeOf(route: URLSearchParams): number {
-  const n = Number(route.get('limit'));
-  return Number.isInteger(n) && n >= 1 && n <= 1000 ? n : DEFAULT_PAGE;
-}
-
-const Entry = z.object({
-  _id: z.string(),
-  at: z.string(),
-  request_id: z.string().nullish(),
-  user_id: z.string().nullish(),
-  domain_id: z.string(),
-  project_id: z.string().nullish(),
-  region: z.string().nullish(),
-  // null when a whole request was refused (a 412, a malformed body), not one item.
-  item: z.string().nullish(),
-  old: z.number().nullish(),
-  new: z.number().nullish(),
-  outcome: z.string(),
-  status: z.number().nullish(),
-  reason: z.string().nullish(),
-  message: z.string().nullish(),
-});
-const AuditBody = z.object({ audit: z.array(Entry) });
-type Entry = z.infer<typeof Entry>;
+import { AuditBody, auditQuery, changeText, type Entry, pagerOf, routeStateOf } from './audit-model';
 
 /** The audit trail page. */
 export class AuditPage extends LitElement {
@@ -82,14 +54,10 @@ export class AuditPage extends LitElement {
 
   constructor() {
     super();
-    const p = routeParams();
-    this.pageSize = pageSizeOf(p);
-    this.domainId = p.get('domain_id') ?? '';
-    // The API pages forward only (marker = the last entry of the page before), so a link keeps the markers of the
-    // pages before the current one too (`before`, comma-separated), for Newer to step back from a shared link.
-    const marker = p.get('marker');
-    const before = (p.get('before') ?? '').split(',').filter((m) => m !== '');
-    this.markers = marker ? [...before, marker] : [];
+    const pager = pagerOf(routeParams());
+    this.pageSize = pager.pageSize;
+    this.domainId = pager.domainId;
+    this.markers = pager.markers;
     this.entries = [];
     this.loading = false;
     this.error = '';
@@ -106,13 +74,10 @@ export class AuditPage extends LitElement {
     if (!api || !this.domainId) return;
     this.loading = true;
     this.error = '';
-    const marker = this.markers.at(-1);
-    const limit = this.pageSize === DEFAULT_PAGE ? undefined : String(this.pageSize);
-    const before = this.markers.slice(0, -1).join(',') || undefined;
-    setRouteParams({ domain_id: this.domainId, limit, marker, before });
+    const pager = { domainId: this.domainId, pageSize: this.pageSize, markers: this.markers };
+    setRouteParams(routeStateOf(pager));
     try {
-      const q = new URLSearchParams({ limit: String(this.pageSize) });
-      if (marker) q.set('marker', marker);
+      const q = auditQuery(pager);
       const body = await api.get(`/v3/domain_quotas/${encodeURIComponent(this.domainId)}/audit?${q}`, AuditBody);
       this.entries = body.audit;
     } catch (e) {
@@ -141,13 +106,6 @@ export class AuditPage extends LitElement {
   #newer(): void {
     this.markers = this.markers.slice(0, -1);
     void this.load();
-  }
-
-  #change(e: Entry): string {
-    if (e.old == null && e.new == null) return '–';
-    const unit = unitOf(e.item ?? '');
-    const u = unit ? ` ${unit}` : '';
-    return `${formatNumber(e.old ?? undefined)} → ${formatNumber(e.new ?? undefined)}${u}`;
   }
 
   override render(): TemplateResult {
@@ -179,7 +137,7 @@ export class AuditPage extends LitElement {
                   <td data-label="When" title=${e.at}>${formatTime(e.at)}</td>
                   <td data-label="Region">${e.region ?? '–'}</td>
                   <td data-label="Item">${e.item ?? '(request)'}</td>
-                  <td data-label="Change" class="num">${this.#change(e)}</td>
+                  <td data-label="Change" class="num">${changeText(e)}</td>
                   <td data-label="Outcome"><span class=${e.outcome === 'refused' ? 'refused' : 'accepted'}>${e.outcome}</span>
                     ${e.reason ? html`<div class="muted">${e.reason}${e.message ? `: ${e.message}` : ''}</div>` : nothing}</td>
                   <td data-label="Who" class="who">${e.user_id ?? '–'}${e.request_id ? html`<div class="muted">${e.request_id}</div>` : nothing}</td>

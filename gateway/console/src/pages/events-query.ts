@@ -1,16 +1,22 @@
 /**
  * The events page's model (docs/api/events.md): the API's event shape, the search the URL holds
  * (`#/events?resource_id=…&event_type=…&project_id=…&start=…&end=…&all_tenants=…&order=…`), its Panko simple query
- * (A3 `q.field/q.op/q.value`), and times as shown. No DOM but `location` (through routeParams).
+ * (A3 `q.field/q.op/q.value`), and times as shown. Pure: no DOM, no `location` (the page passes the route's query in),
+ * so it has fast unit tests (events-query.test.ts).
  */
 import { EventSchema as WireEventSchema } from '@stratum/traits';
 import { z } from 'zod';
-import { routeParams } from '../app';
 
 export const EVENTS_PATH = '/v2/events';
 export const EVENT_TYPES_PATH = '/v2/event_types';
 // Panko's default page: one instance's life (create to delete) fits in it.
 export const PAGE_SIZE = 100;
+/**
+ * What the page asks for: one more than it shows, so that the extra row tells whether a next page exists (a page of
+ * exactly PAGE_SIZE rows is then not followed by an empty one). A3's `limit` takes 1 to EVENTS_MAX_LIMIT (1000),
+ * docs/api/events.md. (A3 also sends `Link: rel="next"`, but the console's Api client reads bodies only.)
+ */
+export const FETCH_LIMIT = PAGE_SIZE + 1;
 
 /** An event as Panko v2 serves it: the services' own EventSchema (@stratum/traits), `raw` allowed to be left out. */
 export const EventSchema = WireEventSchema.partial({ raw: true });
@@ -54,14 +60,24 @@ export function eventsQuery(s: Search, isAdmin: boolean, marker?: string): strin
     p.append('q.value', f.value);
   }
   p.set('sort', `generated:${s.order}`);
-  p.set('limit', String(PAGE_SIZE));
+  p.set('limit', String(FETCH_LIMIT));
   if (marker) p.set('marker', marker);
   return p.toString();
 }
 
-/** The search the URL holds. A resource's timeline reads oldest first; any other search newest first. */
-export function searchFromRoute(isAdmin: boolean): Search {
-  const p = routeParams();
+/**
+ * One answer of eventsQuery (up to FETCH_LIMIT rows) as the page shows it: the first PAGE_SIZE rows, and whether more
+ * exist (the extra row came back; it is not shown, and the next page starts after the last row shown).
+ */
+export function pageOf<T>(rows: readonly T[]): { rows: T[]; more: boolean } {
+  return { rows: rows.slice(0, PAGE_SIZE), more: rows.length > PAGE_SIZE };
+}
+
+/**
+ * The search a route's query holds (`routeParams()` of app.ts). A resource's timeline reads oldest first; any other
+ * search newest first. Unknown keys are ignored, values trimmed; only a cloud admin's search can have all_tenants.
+ */
+export function searchFromRoute(p: URLSearchParams, isAdmin: boolean): Search {
   const get = (k: string) => p.get(k)?.trim() ?? '';
   const s = Object.fromEntries(FIELDS.map((f) => [f, get(f)])) as Record<Field, string>;
   const choice = orderChoice(get('order'));
@@ -69,6 +85,21 @@ export function searchFromRoute(isAdmin: boolean): Search {
   // Cloud admins see every project unless the link says otherwise.
   const all = get('all_tenants');
   return { ...s, order, all_tenants: isAdmin && all !== '0' && all !== 'false' };
+}
+
+/**
+ * The route state of a search (for setRouteParams: undefined = left out), the inverse of searchFromRoute: empty fields
+ * and the default order are left out; a cloud admin's search of their own project only says `all_tenants=0`.
+ */
+export function routeStateOf(
+  s: Partial<Record<Field, string>> & { all_tenants: boolean; order?: OrderChoice },
+  isAdmin: boolean,
+): Record<string, string | undefined> {
+  const state: Record<string, string | undefined> = {};
+  for (const f of FIELDS) state[f] = s[f] || undefined;
+  if (isAdmin && !s.all_tenants) state.all_tenants = '0';
+  state.order = s.order || undefined;
+  return state;
 }
 
 export const orderChoice = (v: string): OrderChoice => (v === 'asc' || v === 'desc' ? v : '');

@@ -19,7 +19,8 @@ import {
   type Field,
   type OrderChoice,
   orderChoice,
-  PAGE_SIZE,
+  pageOf,
+  routeStateOf,
   type Search,
   type StoredEvent,
   searchFromRoute,
@@ -50,7 +51,7 @@ export class StratumEvents extends LitElement {
   types: string[] = [];
   error = '';
   loading = false;
-  /** Whether a full page came back, so a next page may exist. */
+  /** Whether more events match than are shown (the extra row of FETCH_LIMIT came back). */
   more = false;
   /** message_ids whose traits are shown. */
   expanded: ReadonlySet<string> = new Set();
@@ -89,7 +90,7 @@ export class StratumEvents extends LitElement {
   /** Loads the first page of the URL's search, or (`append`) the next page of the current one. */
   async #load(append = false): Promise<void> {
     if (!this.api) return;
-    const search = append && this.searched ? this.searched : searchFromRoute(this.isAdmin);
+    const search = append && this.searched ? this.searched : searchFromRoute(routeParams(), this.isAdmin);
     const marker = append ? this.events.at(-1)?.message_id : undefined;
     const seq = ++this.#loadSeq;
     this.loading = true;
@@ -97,9 +98,10 @@ export class StratumEvents extends LitElement {
     try {
       const page = await this.api.get(`${EVENTS_PATH}?${eventsQuery(search, this.isAdmin, marker)}`, EventList);
       if (seq !== this.#loadSeq) return; // a newer search answered first
+      const { rows, more } = pageOf(page);
       this.searched = search;
-      this.events = append ? [...this.events, ...page] : page;
-      this.more = page.length === PAGE_SIZE;
+      this.events = append ? [...this.events, ...rows] : rows;
+      this.more = more;
       if (!append) this.expanded = new Set();
     } catch (e) {
       if (seq !== this.#loadSeq) return;
@@ -113,11 +115,7 @@ export class StratumEvents extends LitElement {
 
   /** Puts a search into the URL (shareable) and runs it. */
   #go(s: Partial<Record<Field, string>> & { all_tenants: boolean; order?: OrderChoice }): void {
-    const state: Record<string, string | undefined> = {};
-    for (const f of FIELDS) state[f] = s[f] || undefined;
-    if (this.isAdmin && !s.all_tenants) state.all_tenants = '0';
-    state.order = s.order || undefined;
-    setRouteParams(state);
+    setRouteParams(routeStateOf(s, this.isAdmin));
     void this.#load();
   }
 
@@ -151,8 +149,9 @@ export class StratumEvents extends LitElement {
   static override styles = eventsStyles;
 
   override render() {
-    const s = searchFromRoute(this.isAdmin);
-    const order = orderChoice(routeParams().get('order') ?? '');
+    const route = routeParams();
+    const s = searchFromRoute(route, this.isAdmin);
+    const order = orderChoice(route.get('order') ?? '');
     return html`
       <h2>Events</h2>
       ${renderSearchForm({

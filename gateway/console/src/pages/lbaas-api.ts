@@ -4,7 +4,7 @@
  * and the writes (PUT, B4 DELETE). Errors are the API's (ApiError) or a shape it did not expect (ZodError).
  */
 import type { Api } from '../api';
-import { type Item, type Limits, type PageLink, type Pending, pageLink, pageSizeOf, QuotaList, SingleQuota } from './lbaas-model';
+import { type Item, type Limits, listQuery, type PageLink, type Pending, pageLink, QuotaList, SingleQuota } from './lbaas-model';
 
 /** Canonical root of Octavia's quota controller, served by the gateway. */
 const ROOT = '/v2.0/lbaas/quotas';
@@ -14,19 +14,9 @@ export async function readDefaults(api: Api): Promise<Limits> {
   return (await api.get(`${ROOT}/defaults`, SingleQuota)).quota;
 }
 
-/**
- * The page of the list a route asks for (`limit`, and `project_id` or `marker` with `page_reverse`; a search by
- * project id ignores the marker), with its page links.
- */
+/** The page of the list a route asks for (listQuery), with its page links. */
 export async function readList(api: Api, route: URLSearchParams): Promise<{ items: Item[]; next?: PageLink; prev?: PageLink }> {
-  const q = new URLSearchParams({ limit: String(pageSizeOf(route)) });
-  const project = route.get('project_id')?.trim();
-  if (project) q.set('project_id', project);
-  const marker = route.get('marker');
-  if (marker && !project) {
-    q.set('marker', marker);
-    if (route.get('page_reverse') === 'true') q.set('page_reverse', 'True');
-  }
+  const q = listQuery(route);
   const list = await api.get(`${ROOT}?${q}`, QuotaList);
   return { items: list.quotas, next: pageLink(list.quotas_links, 'next'), prev: pageLink(list.quotas_links, 'previous') };
 }

@@ -1,6 +1,7 @@
 /**
  * The load balancer quotas page's model (docs/api/lbaas-quota.md): the API's shapes (B1 list, B2/B3 single), the
- * list's page links, a limit as text and parsed from the edit field, and an error's text. No DOM but `location`.
+ * list's page links, a limit as text and parsed from the edit field, and an error's text. Pure: no DOM, no `location`
+ * (fast unit tests: lbaas-model.test.ts).
  */
 import { LBAAS_IN_USE_NAME, LBAAS_RESOURCES, type LbaasResource, QuotaLimit } from '@stratum/quota-items';
 import { z } from 'zod';
@@ -14,6 +15,22 @@ export const DEFAULT_PAGE_SIZE = 20;
 export function pageSizeOf(route: URLSearchParams): number {
   const n = Number(route.get('limit'));
   return Number.isInteger(n) && n > 0 && n <= 1000 ? n : DEFAULT_PAGE_SIZE;
+}
+
+/**
+ * The B1 list query of a route: `limit` (pageSizeOf), and `project_id` or `marker` with `page_reverse` (Octavia's
+ * spelling `True`); a search by project id ignores the marker.
+ */
+export function listQuery(route: URLSearchParams): URLSearchParams {
+  const q = new URLSearchParams({ limit: String(pageSizeOf(route)) });
+  const project = route.get('project_id')?.trim();
+  if (project) q.set('project_id', project);
+  const marker = route.get('marker');
+  if (marker && !project) {
+    q.set('marker', marker);
+    if (route.get('page_reverse') === 'true') q.set('page_reverse', 'True');
+  }
+  return q;
 }
 
 const limits = <T extends z.ZodType>(schema: T) =>
@@ -53,7 +70,8 @@ export const inUseOf = (item: Item | undefined, r: LbaasResource): number | unde
 export function pageLink(links: { href: string; rel: string }[], rel: 'next' | 'previous'): PageLink | undefined {
   const link = links.find((l) => l.rel === rel);
   if (!link) return undefined;
-  const q = new URL(link.href, location.href).searchParams;
+  // A relative href resolves against any base; the placeholder only makes it a URL.
+  const q = new URL(link.href, 'http://localhost/').searchParams;
   const marker = q.get('marker');
   if (!marker) return undefined;
   return { marker, reverse: /^(1|t|true|y|yes|on)$/i.test(q.get('page_reverse') ?? '') };
