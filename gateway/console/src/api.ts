@@ -2,7 +2,7 @@
  * The console's only way to the data: the gateway's public API, with the signed-in token in `X-Auth-Token`. The
  * console can therefore do nothing that the API would not let that identity do.
  */
-import type { ZodType } from 'zod';
+import { type ZodType, z } from 'zod';
 
 /**
  * A non-2xx answer: `message` is the group's error text (errorText), `body` the parsed body, `retryAfter` the
@@ -118,6 +118,26 @@ export class Api {
     const etag = res.headers.get('etag') ?? undefined;
     return etag === undefined ? { status: res.status, body: parsed as T } : { status: res.status, body: parsed as T, etag };
   }
+}
+
+/**
+ * `GET /console/auth/tokens`: who the signed-in token stands for (gateway/README.md "Console sign-in"): the user,
+ * the project (project scope) or the domain (domain scope: a department admin), the role names, and the scope.
+ */
+export const Caller = z.object({
+  token: z.object({
+    user: z.object({ id: z.string() }),
+    project: z.object({ id: z.string() }).nullable(),
+    domain: z.object({ id: z.string() }).nullable(),
+    roles: z.array(z.object({ name: z.string() })),
+    scope: z.enum(['project', 'domain', 'system', 'unscoped']),
+  }),
+});
+export type Caller = z.infer<typeof Caller>['token'];
+
+/** The caller of `api`'s token (kept in memory only). @throws ApiError (401 token not accepted, 503, …). */
+export async function whoAmI(api: Api): Promise<Caller> {
+  return (await api.get('/console/auth/tokens', Caller)).token;
 }
 
 /** What the Keystone sign-in form gathers: the user (named within a domain), the password and the scope asked for. */

@@ -5,13 +5,14 @@
  * State lives in the URL's hash (`#/departments?region=RegionOne`) so links can be shared; the token never does: it
  * is kept in sessionStorage (gone when the tab closes) and sent only as `X-Auth-Token`. Keystone credentials are sent
  * once, in the body of `POST /console/auth/tokens`, and kept nowhere; the token Keystone issues is kept like a pasted
- * one.
+ * one. After a sign-in the shell asks the gateway who the token stands for (`GET /console/auth/tokens`), shows it in
+ * the header and hands it to the pages (`caller`, kept in memory only).
  *
  * Pages are the modules under pages/ (each defines `<stratum-<route>>` with a property `api`); they are picked up
  * by the build (import.meta.glob), so a page is added by adding its file.
  */
 import { css, html, LitElement, nothing, type TemplateResult } from 'lit';
-import { Api, ApiError, type KeystoneCredentials, keystoneSignIn, signInMethods } from './api';
+import { Api, ApiError, type Caller, type KeystoneCredentials, keystoneSignIn, signInMethods, whoAmI } from './api';
 import { shared } from './styles';
 
 // Every page module registers its own element.
@@ -56,6 +57,12 @@ export function setRouteParams(p: URLSearchParams | Record<string, string | unde
 /** What the sign-in learned about the token. */
 type Who = { kind: 'cloud-admin' } | { kind: 'user' };
 
+/** How the header says what the token is scoped to and its roles: `project <id> · admin, member`. */
+export function scopeText(c: Caller): string {
+  const scope = c.scope === 'project' ? `project ${c.project?.id}` : c.scope === 'domain' ? `domain ${c.domain?.id}` : c.scope;
+  return `${scope} · ${c.roles.length > 0 ? c.roles.map((r) => r.name).join(', ') : 'no roles'}`;
+}
+
 /** The scopes the Keystone form offers. */
 type ScopeKind = KeystoneCredentials['scope']['kind'];
 
@@ -73,6 +80,7 @@ export class StratumConsole extends LitElement {
   static override properties = {
     api: { state: true },
     who: { state: true },
+    caller: { state: true },
     route: { state: true },
     error: { state: true },
     busy: { state: true },
@@ -95,7 +103,8 @@ export class StratumConsole extends LitElement {
         color: #fff;
       }
       header .brand { font-weight: 700; font-size: 1.1rem; color: #fff; text-decoration: none; }
-      header .who { display: flex; gap: 0.75rem; align-items: center; flex-wrap: wrap; }
+      header .who { display: flex; gap: 0.25rem 0.75rem; align-items: center; flex-wrap: wrap; }
+      header .who span { overflow-wrap: anywhere; }
       header button { background: #fff; color: #102a43; border-color: #fff; }
       nav ul { list-style: none; display: flex; flex-wrap: wrap; gap: 0.25rem; margin: 0; padding: 0; }
       nav a {
@@ -127,6 +136,8 @@ export class StratumConsole extends LitElement {
 
   declare api: Api | undefined;
   declare who: Who | undefined;
+  /** Who the token stands for (`GET /console/auth/tokens`); undefined when the gateway could not say. */
+  declare caller: Caller | undefined;
   declare route: string;
   declare error: string;
   declare busy: boolean;
@@ -141,6 +152,7 @@ export class StratumConsole extends LitElement {
     super();
     this.api = undefined;
     this.who = undefined;
+    this.caller = undefined;
     this.route = routePath();
     this.error = '';
     this.busy = false;
@@ -172,23 +184,32 @@ export class StratumConsole extends LitElement {
 
   /**
    * Checks the token against the API and keeps it. GET /v3/domain_usage is the cheapest call that tells a cloud
-   * admin (200) from another valid token (403) and an invalid one (401).
+   * admin (200) from another valid token (403) and an invalid one (401). Who the token stands for is asked at the
+   * same time; a gateway that cannot say (anything but a 401) leaves it unknown, and the pages ask instead.
    */
   async #signIn(token: string): Promise<void> {
     this.busy = true;
     this.error = '';
     const api = new Api(token);
     try {
-      let who: Who = { kind: 'cloud-admin' };
-      try {
-        await api.get('/v3/domain_usage');
-      } catch (e) {
-        if (e instanceof ApiError && e.status === 403) who = { kind: 'user' };
-        else throw e;
-      }
+      const cloudAdmin = async (): Promise<Who> => {
+        try {
+          await api.get('/v3/domain_usage');
+          return { kind: 'cloud-admin' };
+        } catch (e) {
+          if (e instanceof ApiError && e.status === 403) return { kind: 'user' };
+          throw e;
+        }
+      };
+      const caller = whoAmI(api).catch((e: unknown) => {
+        if (e instanceof ApiError && e.status === 401) throw e;
+        return undefined;
+      });
+      const [who, known] = await Promise.all([cloudAdmin(), caller]);
       sessionStorage.setItem(TOKEN_KEY, token);
       this.api = api;
       this.who = who;
+      this.caller = known;
     } catch (e) {
       sessionStorage.removeItem(TOKEN_KEY);
       this.error =
@@ -249,6 +270,7 @@ export class StratumConsole extends LitElement {
     sessionStorage.removeItem(TOKEN_KEY);
     this.api = undefined;
     this.who = undefined;
+    this.caller = undefined;
     this.#page = undefined;
     this.#pageKey = '';
   }
@@ -260,8 +282,9 @@ export class StratumConsole extends LitElement {
       return html`<p class="error" role="alert">No page at <code>#/${this.route}</code>. <a href="#/departments">Departments</a></p>`;
     }
     if (this.#page === undefined || this.#pageKey !== this.route) {
-      const el = document.createElement(tag) as HTMLElement & { api?: Api };
+      const el = document.createElement(tag) as HTMLElement & { api?: Api; caller?: Caller };
       el.api = api;
+      el.caller = this.caller;
       this.#page = el;
       this.#pageKey = this.route;
     }
@@ -345,7 +368,13 @@ export class StratumConsole extends LitElement {
   override render(): TemplateResult {
     const api = this.api;
     if (api === undefined) return this.#renderSignIn();
-    const whoText = this.who?.kind === 'cloud-admin' ? 'Signed in as cloud admin' : 'Signed in (not a cloud admin)';
+    const admin = this.who?.kind === 'cloud-admin';
+    const c = this.caller;
+    const whoText = c
+      ? `Signed in as ${c.user.id}${admin ? ' (cloud admin)' : ''}`
+      : admin
+        ? 'Signed in as cloud admin'
+        : 'Signed in (not a cloud admin)';
     return html`<header>
         <a class="brand" href="#/departments">Stratum console</a>
         <nav aria-label="Main">
@@ -358,6 +387,7 @@ export class StratumConsole extends LitElement {
         </nav>
         <div class="who">
           <span data-testid="signed-in-as">${whoText}</span>
+          ${c ? html`<span data-testid="signed-in-scope">${scopeText(c)}</span>` : nothing}
           <button type="button" data-testid="sign-out" @click=${this.#signOut}>Sign out</button>
         </div>
       </header>

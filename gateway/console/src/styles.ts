@@ -77,7 +77,7 @@ export const shared = css`
   }
 `;
 
-/** Usage bars: a track with a fill whose width is set through the CSSOM (pages/departments.ts widthOf; the CSP allows it). */
+/** Usage bars: a track with a fill whose width is set through the CSSOM (pages/departments/bar.ts widthOf; the CSP allows it). */
 export const bars = css`
   .bar {
     position: relative;

@@ -2,7 +2,8 @@
  * The departments page's "used" in Chromium (issue 19 item 2): each department's actual use is its projects' reported
  * use summed by the registry (`GET /v3/domain_quota_registry/usage?domain_id=`), shown beside quota, allocated and free,
  * on the bar and in numbers. Every expected number is the API's own answer, fetched here; a department none of whose
- * projects reported shows "not reported"; a new report shows after a reload; a department admin sees their own.
+ * projects reported shows "not reported"; a new report shows after a reload; a department admin sees their own
+ * without naming it (the department their token is scoped to, `GET /console/auth/tokens`), and the header says who.
  */
 import type { Locator } from 'playwright-core';
 import { screenshot } from './browser';
@@ -118,7 +119,7 @@ describe('the departments page: used per department', () => {
     await page.context().close();
   });
 
-  it('a department admin names their department and sees its used the same way (and no editor)', async () => {
+  it('a department admin sees their own department without naming it, its used the same way (no editor), and who they are', async () => {
     const id = s.stack.deptDomainId;
     await s
       .api()
@@ -147,21 +148,50 @@ describe('the departments page: used per department', () => {
     const used = (await s.api().get(`${R}/usage`).query({ domain_id: id }).set(s.as('deptAdmin')).expect(200)).body.usage.RegionOne;
 
     const { page, errors } = await s.open();
+    // The cloud's views are refused to this token; the department it is scoped to opens, nothing typed.
     await s.signIn(page, '#/departments?region=RegionOne', 'deptAdmin');
-    // The cloud's views are refused to this token: the page asks for the department instead.
-    await page.getByTestId('department-id-input').fill(id);
-    await page.getByTestId('department-id-input').press('Enter');
+    const dept = s.stack.personas.deptAdmin;
+    await expect(page.getByTestId('signed-in-as').textContent()).resolves.toBe(`Signed in as ${dept.userId}`);
+    await expect(page.getByTestId('signed-in-scope').textContent()).resolves.toBe(`domain ${id} · admin`);
     const row = page.locator(`[data-testid="department-row"][data-domain-id="${id}"]`);
     await waitForText(row.getByTestId('used-cores'), exactly(used.values.cores));
     await expect(row.getByTestId('projects-reported').textContent()).resolves.toBe('1 of 1');
     await expect(page.getByTestId('department-row').count()).resolves.toBe(1);
     await expect(row.getByTestId('edit-department').count()).resolves.toBe(0);
+    await expect(page.getByTestId('department-id-form').count()).resolves.toBe(0);
     expect(page.url()).toContain(`domain_id=${id}`);
-    // Another department is the API's refusal, shown as such.
+    // A link naming another department still opens the token's own (the only one it may read).
     await page.goto(`${s.gateway.url}/console/#/departments?region=RegionOne&domain_id=${FINANCE}`);
     await page.reload();
+    await waitForText(row.getByTestId('used-cores'), exactly(used.values.cores));
+    await expect(page.getByTestId('department-row').count()).resolves.toBe(1);
+    expect(page.url()).toContain(`domain_id=${id}`);
+    await screenshot(page, 'departments-department-admin');
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it("a project member's token names no department: the page asks for one, and another's is the API's refusal", async () => {
+    const { page, errors } = await s.open();
+    await s.signIn(page, '#/departments?region=RegionOne', 'memberA');
+    const member = s.stack.personas.memberA;
+    await expect(page.getByTestId('signed-in-as').textContent()).resolves.toBe(`Signed in as ${member.userId}`);
+    await expect(page.getByTestId('signed-in-scope').textContent()).resolves.toBe(`project ${s.stack.projectA} · member, reader`);
+    await page.getByTestId('department-id-input').fill(FINANCE);
+    await page.getByTestId('department-id-input').press('Enter');
     await page.getByRole('alert').filter({ hasText: 'may not read' }).first().waitFor();
     await expect(page.getByTestId('department-row').count()).resolves.toBe(0);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it("the header names a cloud admin's user, project and roles", async () => {
+    const { page, errors } = await s.open();
+    await s.signIn(page, '#/departments?region=RegionOne');
+    const admin = s.stack.personas.admin;
+    await expect(page.getByTestId('signed-in-as').textContent()).resolves.toBe(`Signed in as ${admin.userId} (cloud admin)`);
+    await expect(page.getByTestId('signed-in-scope').textContent()).resolves.toBe(`project ${admin.projectId} · admin, member, reader`);
+    await page.getByTestId('cloud-summary').waitFor();
     expect(errors).toEqual([]);
     await page.context().close();
   });

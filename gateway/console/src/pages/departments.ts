@@ -4,12 +4,14 @@
  * free, as bars with the numbers on them, sorted by headroom (the tightest item first). A department is edited with a
  * dry run first, then applied with `If-Match`, so two admins cannot overwrite each other silently
  * (docs/api/domain-quota.md C1–C3 and "Registry"). A department admin, whose token may not read the cloud's views,
- * names their department (`&domain_id=`) and sees it the same way, without the editor.
+ * sees their department the same way, without the editor: the domain their token is scoped to (the shell's `caller`,
+ * `GET /console/auth/tokens`). Only when the token names no department (not domain-scoped, or the gateway could not
+ * say) is the department asked for (`&domain_id=`).
  *
  * The parts: departments/model.ts (reads and rows), views.ts (templates), bar.ts, editor.ts, styles.ts.
  */
 import { html, LitElement, nothing, type TemplateResult } from 'lit';
-import { type Api, ApiError } from '../api';
+import { type Api, ApiError, type Caller } from '../api';
 import { routeParams, setRouteParams } from '../app';
 import { formatTime } from '../format';
 import './departments/editor';
@@ -23,6 +25,7 @@ const enc = encodeURIComponent;
 export class DepartmentsPage extends LitElement {
   static override properties = {
     api: { attribute: false },
+    caller: { attribute: false },
     data: { state: true },
     region: { state: true },
     domainId: { state: true },
@@ -36,6 +39,8 @@ export class DepartmentsPage extends LitElement {
   static override styles = departmentStyles;
 
   declare api: Api | undefined;
+  /** Who the token stands for (the shell's `GET /console/auth/tokens`), when known. */
+  declare caller: Caller | undefined;
   declare data: PageData | undefined;
   declare region: string;
   /** The department a department admin asked to see (`&domain_id=`); unused for a cloud admin. */
@@ -50,6 +55,7 @@ export class DepartmentsPage extends LitElement {
   constructor() {
     super();
     const params = routeParams();
+    this.caller = undefined;
     this.data = undefined;
     this.region = params.get('region') ?? '';
     this.domainId = params.get('domain_id') ?? '';
@@ -75,6 +81,11 @@ export class DepartmentsPage extends LitElement {
     return this.data?.cloud !== undefined;
   }
 
+  /** The department a domain-scoped token (a department admin's) is for; undefined for any other token. */
+  get ownDomain(): string | undefined {
+    return this.caller?.scope === 'domain' ? this.caller.domain?.id : undefined;
+  }
+
   #setRoute(): void {
     setRouteParams({ region: this.region, domain_id: this.isCloudAdmin ? undefined : this.domainId });
   }
@@ -92,6 +103,7 @@ export class DepartmentsPage extends LitElement {
         data = await loadCloud(api);
       } catch (e) {
         if (!(e instanceof ApiError && e.status === 403)) throw e;
+        this.domainId = this.ownDomain ?? this.domainId;
         if (!this.domainId) {
           this.askDepartment = true;
           this.data = undefined;
@@ -105,7 +117,7 @@ export class DepartmentsPage extends LitElement {
       this.#setRoute();
     } catch (e) {
       this.data = undefined;
-      this.askDepartment = e instanceof ApiError && (e.status === 403 || e.status === 404);
+      this.askDepartment = !this.ownDomain && e instanceof ApiError && (e.status === 403 || e.status === 404);
       this.error =
         e instanceof ApiError && e.status === 403
           ? `This token may not read the quotas of department ${this.domainId}: ${e.message}`

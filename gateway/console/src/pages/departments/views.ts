@@ -25,7 +25,8 @@ export const legend = html`<p class="legend muted" data-testid="bar-legend">
 
 /** The cloud's table in `region`: each item's quota, allocated, free and used (the region's last report). */
 export function cloudTable(c: CloudView, region: string, items: string[]): TemplateResult {
-  return html`<div class="scroll">
+  // Scrolls sideways on a narrow screen: focusable and named so a keyboard can scroll it (WCAG 2.1.1).
+  return html`<div class="scroll" tabindex="0" role="region" aria-label=${`Cloud quota per item in ${region}`}>
     <table class="summary-table">
       <caption class="visually-hidden">Cloud quota per item in ${region}</caption>
       <thead>
@@ -93,7 +94,7 @@ export function keyItem(d: Department, item: string): TemplateResult {
 export function allItems(d: Department, view: DepartmentView, region: string, items: string[]): TemplateResult {
   return html`<details>
     <summary>All ${items.length} items of ${d.name}</summary>
-    <div class="scroll">
+    <div class="scroll" tabindex="0" role="region" aria-label=${`All items of ${d.name}`}>
       <table>
         <caption class="visually-hidden">${d.name} in ${region}</caption>
         <thead><tr><th scope="col">Item</th><th scope="col" class="num">Quota</th><th scope="col" class="num">Allocated to projects</th>
