@@ -3,6 +3,9 @@
  * package; packages/testing/src/keystone.ts): a token issued for the bootstrapped admin that then works on the API,
  * refusals in Keystone's shape, every malformed body a 4xx, the rate limits per user and per (forwarded) address, the
  * static-token gateway not offering it, nothing secret in the logs, and Keystone stopped (503; last, as it stops it).
+ * And `GET /console/auth/tokens`, who the caller's own token stands for: project- and system-scoped Keystone tokens,
+ * 401 without a valid one, another user's token in `X-Subject-Token` ignored; with static tokens, each persona's own
+ * identity and scope, and the per-token rate limit.
  */
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
