@@ -77,6 +77,23 @@ export const shared = css`
   }
 `;
 
+/**
+ * Tables shown as cards on a narrow screen (up to 600px wide): each row a card of labelled lines instead of a table
+ * wider than the screen, which would scroll sideways. Give the table class "cards" and each body cell a `data-label`
+ * (its column's header; a cell without one, e.g. of buttons, gets no label); the header row stays for screen readers
+ * only. Include after the page's own styles, so it lifts their min-width.
+ */
+export const cards = css`
+  @media (max-width: 600px) {
+    table.cards, table.cards caption, table.cards tbody, table.cards tr, table.cards td, table.cards tbody th { display: block; }
+    table.cards { min-width: 0; }
+    table.cards thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0, 0, 0, 0); }
+    table.cards tr { border-bottom: 1px solid var(--border); padding: 0.35rem 0; }
+    table.cards td, table.cards tbody th { border: none; padding: 0.1rem 0.25rem; text-align: left; white-space: normal; }
+    table.cards [data-label]::before { content: attr(data-label) ': '; font-weight: 600; }
+  }
+`;
+
 /** Usage bars: a track with a fill whose width is set through the CSSOM (pages/departments/bar.ts widthOf; the CSP allows it). */
 export const bars = css`
   .bar {

@@ -4,9 +4,11 @@
  * with 409 (usage above the default), then forced behind its own confirmation, cancelled (nothing changes) and
  * confirmed (the defaults); the confirmation driven by keyboard only (focus on it when it opens, Escape and Cancel
  * close it and give focus back); the list paged forward and back and searched by project id, page by page as the API
- * pages it. Every expected value is the API's answer; the projects are this file's own (PUT with random ids).
+ * pages it; on a narrow screen (390 px) the list as labelled cards that need no sideways scroll. Every expected value
+ * is the API's answer; the projects are this file's own (PUT with random ids).
  */
 import { randomBytes } from 'node:crypto';
+import { LBAAS_DISPLAY_NAME, LBAAS_RESOURCES } from '@stratum/quota-items';
 import type { Page } from 'playwright-core';
 import { screenshot } from './browser';
 import { type ConsoleSession, startSession } from './session';
@@ -228,5 +230,60 @@ describe('the load balancer quotas page', () => {
     await page.getByTestId('lbaas-show-all').click();
     await showsRows(page, pages[0] as string[]);
     expect(errors).toEqual([]);
+  });
+  /** How a list cell is laid out: its `::before` text (the card's label), and whether its list scrolls sideways. */
+  const cellLayout = (page: Page, projectId: string, cell: string) =>
+    page.locator(`[data-testid="lbaas-row"][data-project-id="${projectId}"] ${cell}`).evaluate((el) => {
+      const view = globalThis as unknown as { getComputedStyle(e: unknown, pseudo?: string): { content: string; display: string } };
+      let scroller = el.parentElement;
+      while (scroller && !scroller.classList.contains('scroll')) scroller = scroller.parentElement;
+      return {
+        label: view.getComputedStyle(el, '::before').content,
+        display: view.getComputedStyle(el).display,
+        scrollsSideways: scroller === null || scroller.scrollWidth > scroller.clientWidth,
+      };
+    });
+
+  it('shows the list as labelled cards on a narrow screen (390 px), with no sideways scroll, and as a table on a wide one', async () => {
+    const target = newProject();
+    await put(target, { load_balancer: 7, listener: -1 });
+    const stored = await quota(target);
+    const narrow = await s.open({ width: 390, height: 844 });
+    await s.signIn(narrow.page, `#/lbaas?project_id=${target}`);
+    const row = narrow.page.locator(`[data-testid="lbaas-row"][data-project-id="${target}"]`);
+    await row
+      .locator('[data-resource="load_balancer"]')
+      .filter({ hasText: new RegExp(`^\\s*0 / ${stored.load_balancer}\\s*$`) })
+      .waitFor();
+    await expect(cellLayout(narrow.page, target, 'th')).resolves.toEqual({
+      label: '"Project: "',
+      display: 'block',
+      scrollsSideways: false,
+    });
+    for (const r of LBAAS_RESOURCES) {
+      await expect(cellLayout(narrow.page, target, `[data-resource="${r}"]`)).resolves.toEqual({
+        label: `"${LBAAS_DISPLAY_NAME[r]}: "`,
+        display: 'block',
+        scrollsSideways: false,
+      });
+    }
+    await expect(row.locator('[data-resource="listener"]').textContent()).resolves.toMatch(/^\s*0 \/ unlimited\s*$/);
+    // The Edit button is within the screen.
+    const box = await row.getByTestId('lbaas-edit').boundingBox();
+    expect(box && box.x >= 0 && box.x + box.width <= 390).toBe(true);
+    await row.scrollIntoViewIfNeeded();
+    await screenshot(narrow.page, 'narrow-lbaas-list', false);
+
+    const wide = await s.open({ width: 1280, height: 800 });
+    await s.signIn(wide.page, `#/lbaas?project_id=${target}`);
+    await wide.page.locator(`[data-testid="lbaas-row"][data-project-id="${target}"]`).waitFor();
+    await expect(cellLayout(wide.page, target, '[data-resource="load_balancer"]')).resolves.toEqual({
+      label: 'none',
+      display: 'table-cell',
+      scrollsSideways: false,
+    });
+    expect([...narrow.errors, ...wide.errors]).toEqual([]);
+    await narrow.page.context().close();
+    await wide.page.context().close();
   });
 });

@@ -7,7 +7,7 @@ import { css, html, LitElement, nothing, type TemplateResult } from 'lit';
 import type { Api } from '../api';
 import { routeParams, setRouteParams } from '../app';
 import { formatTime } from '../format';
-import { shared } from '../styles';
+import { cards, shared } from '../styles';
 import { AuditBody, auditQuery, changeText, type Entry, pagerOf, routeStateOf } from './audit-model';
 
 /** The audit trail page. */
@@ -29,17 +29,13 @@ export class AuditPage extends LitElement {
       .pager { display: flex; gap: 0.5rem; margin-top: 0.75rem; }
       #domain { width: 24rem; max-width: 100%; }
       .who { word-break: break-all; }
-      /* A narrow screen: each entry a card of labelled lines instead of a table wider than the screen. */
       @media (max-width: 600px) {
         .row .field { flex: 1 1 100%; }
         #domain { width: 100%; }
-        table.entries, table.entries tbody, table.entries tr, table.entries td { display: block; }
-        table.entries thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0, 0, 0, 0); }
-        table.entries tr { border-bottom: 1px solid var(--border); padding: 0.35rem 0; }
-        table.entries td { border: none; padding: 0.1rem 0.25rem; text-align: left; white-space: normal; }
-        table.entries td::before { content: attr(data-label) ': '; font-weight: 600; }
       }
     `,
+    // A narrow screen: each entry a card of labelled lines instead of a table wider than the screen.
+    cards,
   ];
 
   declare api: Api | undefined;
@@ -127,7 +123,7 @@ export class AuditPage extends LitElement {
       }
       ${
         this.entries.length > 0
-          ? html`<div class="scroll" tabindex="0" role="region" aria-label=${`Audit entries of ${this.domainId}`}><table class="entries">
+          ? html`<div class="scroll" tabindex="0" role="region" aria-label=${`Audit entries of ${this.domainId}`}><table class="entries cards">
             <caption class="visually-hidden">Audit entries of ${this.domainId}, newest first</caption>
             <thead><tr><th scope="col">When</th><th scope="col">Region</th><th scope="col">Item</th><th scope="col">Change</th>
               <th scope="col">Outcome</th><th scope="col">Who</th><th scope="col">Project</th></tr></thead>

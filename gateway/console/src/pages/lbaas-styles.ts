@@ -1,6 +1,6 @@
-/** The load balancer quotas page's styles (with the shared ones first). */
+/** The load balancer quotas page's styles (with the shared ones first, and the list as cards on a narrow screen last). */
 import { css } from 'lit';
-import { shared } from '../styles';
+import { cards, shared } from '../styles';
 
 export const lbaasStyles = [
   shared,
@@ -93,4 +93,5 @@ export const lbaasStyles = [
       }
     }
   `,
+  cards,
 ];

@@ -97,7 +97,7 @@ export function renderTable(v: {
     return html`<p class="muted">${v.searched ? `No quota record for ${v.searched}: the defaults apply.` : 'No project has its own quota record.'}</p>`;
   }
   return html`
-    <table class="list">
+    <table class="list cards">
       <caption class="muted">In use / limit per resource</caption>
       <thead>
         <tr>
@@ -110,8 +110,8 @@ export function renderTable(v: {
         ${v.items.map(
           (item) => html`
             <tr data-testid="lbaas-row" data-project-id=${item.project_id} class=${item.project_id === v.selected ? 'selected' : ''}>
-              <th scope="row" class="mono">${item.project_id}</th>
-              ${LBAAS_RESOURCES.map((r) => html`<td data-resource=${r}>${inUseOf(item, r) ?? 0} / ${limitText(item[r], v.defaults?.[r])}</td>`)}
+              <th scope="row" class="mono" data-label="Project">${item.project_id}</th>
+              ${LBAAS_RESOURCES.map((r) => html`<td data-resource=${r} data-label=${LBAAS_DISPLAY_NAME[r]}>${inUseOf(item, r) ?? 0} / ${limitText(item[r], v.defaults?.[r])}</td>`)}
               <td>
                 <button
                   type="button"
