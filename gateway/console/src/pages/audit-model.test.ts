@@ -1,7 +1,18 @@
 /**
  * The audit page's pager (audit-model.ts): the route ↔ pager state ↔ API query, and an entry's change as text.
  */
-import { AuditBody, auditQuery, changeText, DEFAULT_PAGE, type Pager, pagerOf, pageSizeOf, routeStateOf } from './audit-model';
+import {
+  AuditBody,
+  auditQuery,
+  changeText,
+  DEFAULT_PAGE,
+  MAX_LIMIT,
+  type Pager,
+  pageOf,
+  pagerOf,
+  pageSizeOf,
+  routeStateOf,
+} from './audit-model';
 
 /** The route's query of a state as setRouteParams writes it (undefined and '' left out). */
 function routeOf(state: Record<string, string | undefined>): URLSearchParams {
@@ -62,9 +73,26 @@ describe('routeStateOf ↔ pagerOf', () => {
 });
 
 describe('auditQuery', () => {
-  it('asks for the page after the last marker', () => {
-    expect(auditQuery({ domainId: 'd1', pageSize: 50, markers: [] }).toString()).toBe('limit=50');
-    expect(auditQuery({ domainId: 'd1', pageSize: 10, markers: ['m1', 'm2'] }).toString()).toBe('limit=10&marker=m2');
+  it('asks for one more than a page after the last marker, within the API limit', () => {
+    expect(auditQuery({ domainId: 'd1', pageSize: 50, markers: [] }).toString()).toBe('limit=51');
+    expect(auditQuery({ domainId: 'd1', pageSize: 10, markers: ['m1', 'm2'] }).toString()).toBe('limit=11&marker=m2');
+    expect(auditQuery({ domainId: 'd1', pageSize: MAX_LIMIT, markers: [] }).toString()).toBe(`limit=${MAX_LIMIT}`);
+  });
+});
+
+describe('pageOf', () => {
+  it('shows a page and offers Older only when the extra entry came back', () => {
+    expect(pageOf([1, 2, 3, 4, 5], 4)).toEqual({ entries: [1, 2, 3, 4], older: true });
+    // Exactly one page: no empty page behind Older.
+    expect(pageOf([1, 2, 3, 4], 4)).toEqual({ entries: [1, 2, 3, 4], older: false });
+    expect(pageOf([1, 2], 4)).toEqual({ entries: [1, 2], older: false });
+    expect(pageOf([], 4)).toEqual({ entries: [], older: false });
+  });
+
+  it('falls back to "a full page may have more" at the API limit, where no extra entry can be asked for', () => {
+    const full = Array.from({ length: MAX_LIMIT }, (_, i) => i);
+    expect(pageOf(full, MAX_LIMIT).older).toBe(true);
+    expect(pageOf(full.slice(1), MAX_LIMIT).older).toBe(false);
   });
 });
 

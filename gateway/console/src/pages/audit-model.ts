@@ -63,12 +63,27 @@ export function routeStateOf(p: Pager): Record<string, string | undefined> {
   };
 }
 
-/** The API query of the pager's current page (`limit`, and `marker` after the first page). */
+/** The most entries the API gives in one answer (its `limit` maximum). */
+export const MAX_LIMIT = 1000;
+
+/**
+ * The API query of the pager's current page: `marker` after the first page, and `limit` one more than a page (at most
+ * MAX_LIMIT), so that pageOf can tell whether an older page exists without asking for it.
+ */
 export function auditQuery(p: Pager): URLSearchParams {
-  const q = new URLSearchParams({ limit: String(p.pageSize) });
+  const q = new URLSearchParams({ limit: String(Math.min(p.pageSize + 1, MAX_LIMIT)) });
   const marker = p.markers.at(-1);
   if (marker) q.set('marker', marker);
   return q;
+}
+
+/**
+ * The page to show of what auditQuery's answer holds, and whether an older page exists: the extra entry came back (or,
+ * for a page of MAX_LIMIT, where no extra one can be asked for, the page is full).
+ */
+export function pageOf<T>(answer: readonly T[], pageSize: number): { entries: T[]; older: boolean } {
+  const older = pageSize >= MAX_LIMIT ? answer.length >= pageSize : answer.length > pageSize;
+  return { entries: answer.slice(0, pageSize), older };
 }
 
 /**

@@ -8,7 +8,7 @@ import type { Api } from '../api';
 import { routeParams, setRouteParams } from '../app';
 import { formatTime } from '../format';
 import { cards, shared } from '../styles';
-import { AuditBody, auditQuery, changeText, type Entry, pagerOf, routeStateOf } from './audit-model';
+import { AuditBody, auditQuery, changeText, type Entry, pageOf, pagerOf, routeStateOf } from './audit-model';
 
 /** The audit trail page. */
 export class AuditPage extends LitElement {
@@ -17,6 +17,7 @@ export class AuditPage extends LitElement {
     domainId: { state: true },
     entries: { state: true },
     markers: { state: true },
+    older: { state: true },
     loading: { state: true },
     error: { state: true },
   };
@@ -43,6 +44,8 @@ export class AuditPage extends LitElement {
   declare entries: Entry[];
   /** Markers of the pages before the current one (the first page has none). */
   declare markers: string[];
+  /** Whether a page older than this one exists. */
+  declare older: boolean;
   declare loading: boolean;
   declare error: string;
   /** Entries per page, from the route. */
@@ -55,6 +58,7 @@ export class AuditPage extends LitElement {
     this.domainId = pager.domainId;
     this.markers = pager.markers;
     this.entries = [];
+    this.older = false;
     this.loading = false;
     this.error = '';
   }
@@ -75,9 +79,10 @@ export class AuditPage extends LitElement {
     try {
       const q = auditQuery(pager);
       const body = await api.get(`/v3/domain_quotas/${encodeURIComponent(this.domainId)}/audit?${q}`, AuditBody);
-      this.entries = body.audit;
+      ({ entries: this.entries, older: this.older } = pageOf(body.audit, this.pageSize));
     } catch (e) {
       this.entries = [];
+      this.older = false;
       this.error = e instanceof Error ? e.message : String(e);
     } finally {
       this.loading = false;
@@ -146,7 +151,7 @@ export class AuditPage extends LitElement {
       }
       <div class="pager">
         <button type="button" class="secondary" ?disabled=${this.markers.length === 0 || this.loading} data-testid="audit-newer" @click=${this.#newer}>Newer</button>
-        <button type="button" class="secondary" ?disabled=${this.entries.length < this.pageSize || this.loading} data-testid="audit-older" @click=${this.#older}>Older</button>
+        <button type="button" class="secondary" ?disabled=${!this.older || this.loading} data-testid="audit-older" @click=${this.#older}>Older</button>
       </div>`;
   }
 }
