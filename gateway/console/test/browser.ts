@@ -3,7 +3,8 @@
  * with playwright-core: one browser per test file, a fresh page (own context: no shared storage) per test, and
  * screenshots to var/screenshots/ (and to docs/console/ when CONSOLE_SCREENSHOTS=1, the pictures the README shows).
  */
-import { mkdirSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 
@@ -25,6 +26,18 @@ const ARGS = [
   '--disable-component-update',
   '--disable-sync',
 ];
+
+/**
+ * Builds the console as its sources are now (gateway/console/build.sh does nothing when dist is newer than them, as
+ * after npm test's build), so a browser test run alone never tests a stale build.
+ * @throws Error with the build's output when it fails.
+ */
+export function buildConsole(): void {
+  const build = spawnSync('sh', [join(ROOT, 'gateway/console/build.sh')], { encoding: 'utf8' });
+  if (build.status !== 0 || !existsSync(join(ROOT, 'gateway/console/dist/index.html'))) {
+    throw new Error(`gateway/console/build.sh failed: ${build.stderr || build.stdout}`);
+  }
+}
 
 /** Launches the system Chromium (playwright-core gives it a fresh temporary --user-data-dir). */
 export function launchBrowser(): Promise<Browser> {

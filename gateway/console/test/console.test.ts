@@ -1,18 +1,11 @@
-/**
- * The operator console in a real browser (Debian's Chromium driven by playwright-core) against the real stack with the
- * sample registry and events loaded: sign in with the static token, the departments of RegionOne with the numbers
- * the API gives, a department edit dry-run then applied, a refusal, the load balancer quotas paged, an instance's
- * events. Every expected number is the API's own answer, fetched here. Screenshots of each page: browser.ts.
- */
-import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadSamples } from '@stratum/deploy';
 import { listenGateway, startTestStack, type TestStack, tokenOf } from '@stratum/testing';
 import type { Browser, Page } from 'playwright-core';
 import request from 'supertest';
-import { launchBrowser, newPage, pageErrors, ROOT, screenshot } from './browser';
+import { buildConsole, launchBrowser, newPage, pageErrors, ROOT, screenshot } from './browser';
 
 jest.setTimeout(60_000);
 
@@ -31,11 +24,7 @@ describe('the operator console in Chromium', () => {
   let errors: string[];
 
   beforeAll(async () => {
-    // The console as its sources are now (build.sh does nothing when dist is newer than them, as after npm test's build).
-    const build = spawnSync('sh', [join(ROOT, 'gateway/console/build.sh')], { encoding: 'utf8' });
-    if (build.status !== 0 || !existsSync(join(ROOT, 'gateway/console/dist/index.html'))) {
-      throw new Error(`gateway/console/build.sh failed: ${build.stderr || build.stdout}`);
-    }
+    buildConsole();
     [stack, browser] = await Promise.all([startTestStack(), launchBrowser()]);
     await loadSamples(stack.db, join(ROOT, 'deploy/samples'));
     gateway = await listenGateway(stack);

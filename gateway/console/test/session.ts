@@ -1,16 +1,9 @@
-/**
- * What every console browser test file starts with (once, in beforeAll): the console built as its sources are now,
- * the real stack (startTestStack) with the sample registry and events, the gateway listening, and one Chromium. And
- * the steps each test repeats: a fresh page, signing in as a persona from a given URL, the API through the gateway.
- */
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadSamples } from '@stratum/deploy';
 import { listenGateway, startTestStack, type TestStack, type TestStackOptions, tokenOf } from '@stratum/testing';
 import type { Browser, Page } from 'playwright-core';
 import request from 'supertest';
-import { launchBrowser, newPage, pageErrors, ROOT } from './browser';
+import { buildConsole, launchBrowser, newPage, pageErrors, ROOT } from './browser';
 
 export type Persona = keyof TestStack['personas'];
 
@@ -31,10 +24,7 @@ export interface ConsoleSession {
 
 /** Builds the console if stale, and starts the stack (samples loaded; `options` as startTestStack's), the gateway and Chromium. */
 export async function startSession(options: TestStackOptions = {}): Promise<ConsoleSession> {
-  const build = spawnSync('sh', [join(ROOT, 'gateway/console/build.sh')], { encoding: 'utf8' });
-  if (build.status !== 0 || !existsSync(join(ROOT, 'gateway/console/dist/index.html'))) {
-    throw new Error(`gateway/console/build.sh failed: ${build.stderr || build.stdout}`);
-  }
+  buildConsole();
   const [stack, browser] = await Promise.all([startTestStack(options), launchBrowser()]);
   await loadSamples(stack.db, join(ROOT, 'deploy/samples'));
   const gateway = await listenGateway(stack);

@@ -1,17 +1,8 @@
-/**
- * The console's Keystone sign-in in a real browser (Debian's Chromium driven by playwright-core) against a gateway in
- * Keystone mode (a real Keystone, packages/testing/src/keystone.ts, started once for the file): the form is offered,
- * the bootstrapped admin signs in with project `admin` in domain Default and lands on a page the API fills, neither
- * the password nor the token reaches the URL or the storage except the token in session storage, and a wrong
- * password is shown as refused.
- */
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadSamples } from '@stratum/deploy';
 import { listenGateway, type RunningKeystone, startKeystone, startTestStack, type TestStack } from '@stratum/testing';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, newPage, pageErrors, ROOT, screenshot } from './browser';
+import { buildConsole, launchBrowser, newPage, pageErrors, ROOT, screenshot } from './browser';
 
 jest.setTimeout(60_000);
 
@@ -24,10 +15,7 @@ describe('the console signs in with Keystone credentials', () => {
   let errors: string[];
 
   beforeAll(async () => {
-    const build = spawnSync('sh', [join(ROOT, 'gateway/console/build.sh')], { encoding: 'utf8' });
-    if (build.status !== 0 || !existsSync(join(ROOT, 'gateway/console/dist/index.html'))) {
-      throw new Error(`gateway/console/build.sh failed: ${build.stderr || build.stdout}`);
-    }
+    buildConsole();
     [keystone, browser] = await Promise.all([startKeystone(), launchBrowser()]);
     stack = await startTestStack({
       gatewayEnv: {
