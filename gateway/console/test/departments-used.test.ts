@@ -1,5 +1,5 @@
 /**
- * The departments page's "used" in Chromium (issue 19 item 2): each department's actual use is its projects' reported
+ * The departments page's "used" in Chromium: each department's actual use is its projects' reported
  * use summed by the registry (`GET /v3/domain_quota_registry/usage?domain_id=`), shown beside quota, allocated and free,
  * on the bar and in numbers. Every expected number is the API's own answer, fetched here; a department none of whose
  * projects reported shows "not reported"; a new report shows after a reload; a department admin sees their own

@@ -1,5 +1,5 @@
 /**
- * The console's Keystone sign-in (issue 19): a user's own credentials are forwarded to Keystone's
+ * The operator console's Keystone sign-in: a user's own credentials are forwarded to Keystone's
  * `POST /v3/auth/tokens?nocatalog` and the scoped token it issues is handed back, so a browser that cannot reach
  * Keystone can still get one. The gateway keeps nothing: the console then calls the API with that token like any
  * client (docs/api/README.md "Authentication").
