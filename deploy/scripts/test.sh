@@ -16,6 +16,8 @@ cd "$ROOT"
 sh gateway/console/build.sh
 pnpm exec tsc -p tsconfig.json --noEmit
 pnpm --filter @stratum/console exec tsc --noEmit
+# Its unit tests (jest's globals typed there only, so page code cannot use them).
+pnpm --filter @stratum/console exec tsc --noEmit -p tsconfig.test.json
 pnpm exec biome check .
 mkdir -p var
 rc=0
