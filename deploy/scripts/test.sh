@@ -12,12 +12,10 @@ sh "$ROOT/deploy/scripts/install-openstack-clients.sh"
 # Debian's Chromium, the browser the console's tests (gateway/console/test) drive with playwright-core.
 sh "$ROOT/deploy/scripts/install-chromium.sh"
 cd "$ROOT"
-# The operator console: built (the browser tests load it from the gateway), and typechecked with its own tsconfig (DOM).
+# The operator console, built: the browser tests load it from the gateway.
 sh gateway/console/build.sh
-pnpm exec tsc -p tsconfig.json --noEmit
-pnpm --filter @stratum/console exec tsc --noEmit
-# Its unit tests (jest's globals typed there only, so page code cannot use them).
-pnpm --filter @stratum/console exec tsc --noEmit -p tsconfig.test.json
+# The workspace, then the console (its pages; its unit tests, the only code typed with jest's globals).
+pnpm typecheck
 pnpm exec biome check .
 mkdir -p var
 rc=0
