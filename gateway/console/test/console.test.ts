@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadSamples } from '@stratum/deploy';
-import { listenGateway, startTestStack, type TestStack, tokenOf } from '@stratum/testing';
-import type { Browser, Page } from 'playwright-core';
-import request from 'supertest';
-import { buildConsole, launchBrowser, newPage, pageErrors, ROOT, screenshot } from './browser';
+import type { TestStack } from '@stratum/testing';
+import type { Page } from 'playwright-core';
+import { ROOT, screenshot } from './browser';
+import { type ConsoleSession, startSession } from './session';
 
 jest.setTimeout(60_000);
 
@@ -17,33 +16,26 @@ const shown = (text: string | null) => (text?.includes('unlimited') ? Number.NaN
 const exactly = (n: number) => new RegExp(`^\\s*${new Intl.NumberFormat('en-US', { maximumFractionDigits: 3 }).format(n)}\\s*$`);
 
 describe('the operator console in Chromium', () => {
+  let s: ConsoleSession;
   let stack: TestStack;
-  let gateway: { url: string; close(): Promise<void> };
-  let browser: Browser;
+  let gateway: ConsoleSession['gateway'];
   let page: Page;
   let errors: string[];
 
   beforeAll(async () => {
-    buildConsole();
-    [stack, browser] = await Promise.all([startTestStack(), launchBrowser()]);
-    await loadSamples(stack.db, join(ROOT, 'deploy/samples'));
-    gateway = await listenGateway(stack);
+    s = await startSession();
+    ({ stack, gateway } = s);
   });
-  afterAll(async () => {
-    await browser?.close();
-    await gateway?.close();
-    await stack?.close();
-  });
+  afterAll(() => s?.close());
   beforeEach(async () => {
-    ({ page } = await newPage(browser));
-    errors = pageErrors(page);
+    ({ page, errors } = await s.open());
   });
   afterEach(async () => {
     await page.context().close();
   });
 
-  const admin = () => tokenOf(stack, 'admin');
-  const api = () => request(stack.gateway);
+  const admin = () => s.as('admin');
+  const api = () => s.api();
 
   /** Opens the console at `hash` and signs in with the admin's static token, as a new user would. */
   async function signIn(hash = '') {
@@ -108,7 +100,7 @@ describe('the operator console in Chromium', () => {
   });
 
   it('shows a project member what the API refuses it, not the departments: the console can do no more than the token', async () => {
-    await api().get('/v3/domain_usage').set(tokenOf(stack, 'memberA')).expect(403);
+    await api().get('/v3/domain_usage').set(s.as('memberA')).expect(403);
     await page.goto(`${gateway.url}/console/#/departments?region=RegionOne`);
     await page.getByTestId('token-input').fill(stack.personas.memberA.token);
     await page.getByTestId('sign-in').click();
@@ -214,8 +206,7 @@ describe('the operator console in Chromium', () => {
 
   it("finds a department's free cores on a narrow screen without scrolling sideways", async () => {
     await page.context().close();
-    ({ page } = await newPage(browser, { width: 390, height: 844 }));
-    errors = pageErrors(page);
+    ({ page, errors } = await s.open({ width: 390, height: 844 }));
     await signIn('#/departments?region=RegionOne');
     const free = page.locator(`[data-testid="department-row"][data-domain-id="${FINANCE}"] [data-testid="free-cores"]`);
     await free.waitFor();
@@ -224,18 +215,7 @@ describe('the operator console in Chromium', () => {
     expect(errors).toEqual([]);
   });
 
-  /** The project ids of one page of the API's LB quota list, and its next page's marker. */
-  async function lbPage(query: string): Promise<{ ids: string[]; next?: string }> {
-    const body = (await api().get(`/v2.0/lbaas/quotas?${query}`).set(admin()).expect(200)).body as {
-      quotas: { project_id: string }[];
-      quotas_links?: { rel: string; href: string }[];
-    };
-    const next = body.quotas_links?.find((l) => l.rel === 'next');
-    return {
-      ids: body.quotas.map((q) => q.project_id),
-      next: next ? (new URL(next.href).searchParams.get('marker') ?? undefined) : undefined,
-    };
-  }
+  const lbPage = (query: string) => s.lbaasPage(query);
   const rowIds = async () => page.getByTestId('lbaas-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-project-id')));
 
   it('pages the load balancer quotas as the API does, finds a project by id, sets a limit and resets it after confirmation', async () => {
@@ -335,8 +315,7 @@ describe('the operator console in Chromium', () => {
     // The shared link opens the same timeline in a fresh page (signed in there).
     const shared = page.url().slice(page.url().indexOf('#'));
     await page.context().close();
-    ({ page } = await newPage(browser));
-    errors = pageErrors(page);
+    ({ page, errors } = await s.open());
     await signIn(shared);
     await page
       .getByTestId('event-timeline')

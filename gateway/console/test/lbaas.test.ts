@@ -160,18 +160,7 @@ describe('the load balancer quotas page', () => {
     expect(errors).toEqual([]);
   });
 
-  /** One page of the API's list: its project ids in order and the marker of its next page. */
-  async function apiPage(query: string): Promise<{ ids: string[]; next?: string }> {
-    const body = (await s.api().get(`/v2.0/lbaas/quotas?${query}`).set(s.as('admin')).expect(200)).body as {
-      quotas: { project_id: string }[];
-      quotas_links?: { rel: string; href: string }[];
-    };
-    const next = body.quotas_links?.find((l) => l.rel === 'next');
-    return {
-      ids: body.quotas.map((q) => q.project_id),
-      next: next ? (new URL(next.href).searchParams.get('marker') ?? undefined) : undefined,
-    };
-  }
+  const apiPage = (query: string) => s.lbaasPage(query);
   const rowIds = (page: Page) =>
     page.getByTestId('lbaas-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-project-id') ?? ''));
   /** Waits until the list shows exactly `ids` (no more rows than they, the first and the last of them there). */

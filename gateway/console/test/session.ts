@@ -19,6 +19,8 @@ export interface ConsoleSession {
   open(viewport?: { width: number; height: number }): Promise<{ page: Page; errors: string[] }>;
   /** Opens the console at `hash` on `page` and signs in with a persona's static token, as a person would. */
   signIn(page: Page, hash?: string, who?: Persona): Promise<void>;
+  /** One page of the API's load balancer quota list (`query` as the list takes it): its project ids in order, and its next page's marker. */
+  lbaasPage(query: string): Promise<{ ids: string[]; next?: string }>;
   close(): Promise<void>;
 }
 
@@ -43,6 +45,17 @@ export async function startSession(options: TestStackOptions = {}): Promise<Cons
       await page.getByTestId('token-input').fill(stack.personas[who].token);
       await page.getByTestId('sign-in').click();
       await page.getByTestId('signed-in-as').waitFor();
+    },
+    async lbaasPage(query) {
+      const body = (await request(stack.gateway).get(`/v2.0/lbaas/quotas?${query}`).set(tokenOf(stack, 'admin')).expect(200)).body as {
+        quotas: { project_id: string }[];
+        quotas_links?: { rel: string; href: string }[];
+      };
+      const next = body.quotas_links?.find((l) => l.rel === 'next');
+      return {
+        ids: body.quotas.map((q) => q.project_id),
+        next: next ? (new URL(next.href).searchParams.get('marker') ?? undefined) : undefined,
+      };
     },
     async close() {
       await browser.close();

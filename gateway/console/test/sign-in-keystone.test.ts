@@ -1,23 +1,25 @@
-import { join } from 'node:path';
-import { loadSamples } from '@stratum/deploy';
-import { listenGateway, type RunningKeystone, startKeystone, startTestStack, type TestStack } from '@stratum/testing';
-import type { Browser, Page } from 'playwright-core';
-import { buildConsole, launchBrowser, newPage, pageErrors, ROOT, screenshot } from './browser';
+/**
+ * The console's Keystone sign-in in Chromium, against a real Keystone (the gateway in Keystone mode): the form beside
+ * the token, the bootstrapped admin signed in onto the departments page, a wrong password refused. The token Keystone
+ * issues is kept like a pasted one; the credentials nowhere.
+ */
+import { type RunningKeystone, startKeystone } from '@stratum/testing';
+import type { Page } from 'playwright-core';
+import { screenshot } from './browser';
+import { type ConsoleSession, startSession } from './session';
 
 jest.setTimeout(60_000);
 
 describe('the console signs in with Keystone credentials', () => {
   let keystone: RunningKeystone;
-  let stack: TestStack;
-  let gateway: { url: string; close(): Promise<void> };
-  let browser: Browser;
+  let s: ConsoleSession;
+  let gateway: ConsoleSession['gateway'];
   let page: Page;
   let errors: string[];
 
   beforeAll(async () => {
-    buildConsole();
-    [keystone, browser] = await Promise.all([startKeystone(), launchBrowser()]);
-    stack = await startTestStack({
+    keystone = await startKeystone();
+    s = await startSession({
       gatewayEnv: {
         TOKENS_FILE: '',
         KEYSTONE_URL: keystone.url,
@@ -26,18 +28,14 @@ describe('the console signs in with Keystone credentials', () => {
         KEYSTONE_PROJECT_NAME: 'admin',
       },
     });
-    await loadSamples(stack.db, join(ROOT, 'deploy/samples'));
-    gateway = await listenGateway(stack);
+    ({ gateway } = s);
   }, 120_000);
   afterAll(async () => {
-    await browser?.close();
-    await gateway?.close();
-    await stack?.close();
+    await s?.close();
     await keystone?.stop();
   });
   beforeEach(async () => {
-    ({ page } = await newPage(browser));
-    errors = pageErrors(page);
+    ({ page, errors } = await s.open());
   });
   afterEach(async () => {
     await page.context().close();
