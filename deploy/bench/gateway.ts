@@ -198,12 +198,7 @@ export async function gatewayBench(seconds: number, defaultConnections: number):
       Object.assign(keystoneEnv, {
         // The gateway takes exactly one of TOKENS_FILE and KEYSTONE_URL; startStack passes the file, this unsets it.
         TOKENS_FILE: '',
-        KEYSTONE_URL: ks.url,
-        KEYSTONE_USERNAME: 'admin',
-        KEYSTONE_PASSWORD: ks.adminPassword,
-        KEYSTONE_USER_DOMAIN_NAME: 'Default',
-        KEYSTONE_PROJECT_NAME: 'admin',
-        KEYSTONE_PROJECT_DOMAIN_NAME: 'Default',
+        ...ks.serviceEnv(),
       });
     } else {
       token = staticTokens.member;

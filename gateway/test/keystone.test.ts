@@ -124,10 +124,7 @@ describe('gateway with Keystone tokens', () => {
   /** The gateway's settings for this Keystone, with its admin as the service user. */
   const keystoneEnv = () => ({
     TOKENS_FILE: '',
-    KEYSTONE_URL: keystone.url,
-    KEYSTONE_USERNAME: 'admin',
-    KEYSTONE_PASSWORD: keystone.adminPassword,
-    KEYSTONE_PROJECT_NAME: 'admin',
+    ...keystone.serviceEnv(),
   });
   const get = (path: string, token: string) => request(stack.gateway).get(path).set('X-Auth-Token', token);
   const cacheCount = async (result: string, of: TestStack = stack) =>

@@ -37,10 +37,7 @@ describe('console sign-in with Keystone credentials', () => {
   /** The gateway's settings for this Keystone, with its admin as the service user. */
   const keystoneEnv = () => ({
     TOKENS_FILE: '',
-    KEYSTONE_URL: keystone.url,
-    KEYSTONE_USERNAME: 'admin',
-    KEYSTONE_PASSWORD: keystone.adminPassword,
-    KEYSTONE_PROJECT_NAME: 'admin',
+    ...keystone.serviceEnv(),
     REDIS_URL,
   });
 

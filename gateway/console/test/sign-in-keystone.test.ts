@@ -22,10 +22,7 @@ describe('the console signs in with Keystone credentials', () => {
     s = await startSession({
       gatewayEnv: {
         TOKENS_FILE: '',
-        KEYSTONE_URL: keystone.url,
-        KEYSTONE_USERNAME: 'admin',
-        KEYSTONE_PASSWORD: keystone.adminPassword,
-        KEYSTONE_PROJECT_NAME: 'admin',
+        ...keystone.serviceEnv(),
       },
     });
     ({ gateway } = s);

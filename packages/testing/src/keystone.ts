@@ -24,6 +24,11 @@ export interface RunningKeystone {
   adminPassword: string;
   /** A project-scoped token of the bootstrapped admin (project `admin`, domain `Default`). */
   adminToken(): Promise<string>;
+  /**
+   * The settings (@stratum/keystone KeystoneEnv) of a gateway or service that uses this Keystone with its bootstrapped
+   * admin as the service user: KEYSTONE_URL, _USERNAME, _PASSWORD, _PROJECT_NAME, and both domains `Default`.
+   */
+  serviceEnv(): Record<string, string>;
   stop(): Promise<void>;
 }
 
@@ -101,5 +106,13 @@ export async function startKeystone(opts: KeystoneOptions = {}, timeoutMs = 60_0
     if (!token) throw new Error(`keystone refused the admin password (HTTP ${res.status})`);
     return token;
   };
-  return { url, adminPassword, adminToken, stop };
+  const serviceEnv = () => ({
+    KEYSTONE_URL: url,
+    KEYSTONE_USERNAME: 'admin',
+    KEYSTONE_PASSWORD: adminPassword,
+    KEYSTONE_USER_DOMAIN_NAME: 'Default',
+    KEYSTONE_PROJECT_NAME: 'admin',
+    KEYSTONE_PROJECT_DOMAIN_NAME: 'Default',
+  });
+  return { url, adminPassword, adminToken, serviceEnv, stop };
 }

@@ -58,10 +58,7 @@ beforeAll(async () => {
       REGISTRY_QUEUE: names.registryQueue,
       AUDIT_NOTIFICATION_EXCHANGE: names.audit,
       AUDIT_PUBLISH_INTERVAL_MS: '200',
-      KEYSTONE_URL: keystone.url,
-      KEYSTONE_USERNAME: 'admin',
-      KEYSTONE_PASSWORD: keystone.adminPassword,
-      KEYSTONE_PROJECT_NAME: 'admin',
+      ...keystone.serviceEnv(),
     },
   });
   await loadRegistryFile(
