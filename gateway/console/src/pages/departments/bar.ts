@@ -5,7 +5,8 @@
  */
 import { css, html, nothing, type TemplateResult } from 'lit';
 import { ref } from 'lit/directives/ref.js';
-import { formatNumber, formatValue, UNLIMITED } from '../../format';
+import { UNLIMITED } from '../../format';
+import { barText, shareOf } from './model';
 
 /**
  * Sets a fill's width through the CSSOM: a `style` attribute (and lit's styleMap on first render writes one) is inline
@@ -14,16 +15,6 @@ import { formatNumber, formatValue, UNLIMITED } from '../../format';
 const widthOf = (share: number) => (el: Element | undefined) => {
   if (el instanceof HTMLElement) el.style.width = `${(share * 100).toFixed(1)}%`;
 };
-
-/** `part` of `whole` in [0, 1]; a zero or negative whole is full when anything is held. */
-const shareOf = (part: number, whole: number) => (whole <= 0 ? (part > 0 ? 1 : 0) : Math.min(1, Math.max(0, part / whole)));
-
-/** The numbers of a bar, as written on it and read out. */
-export function barText(item: string, quota: number, allocated: number, used: number | undefined): string {
-  const usedText = used === undefined ? '' : `used ${formatNumber(used)} · `;
-  if (quota === UNLIMITED) return `${usedText}allocated ${formatValue(item, allocated)} of unlimited`;
-  return `${usedText}allocated ${formatNumber(allocated)} of ${formatValue(item, quota)} (${Math.round(shareOf(allocated, quota) * 100)}%)`;
-}
 
 /**
  * A bar of `allocated` (and `used`, when reported) out of `quota`, with the numbers on it.

@@ -1,9 +1,19 @@
 /**
  * The departments page's rows (departments/model.ts): a department in one region with its tightest item, and the
- * order by headroom (free ÷ quota; unlimited and zero quotas are never the tightest). Reading from the API is left to
- * the browser tests; the used/allocated/free arithmetic of the views is format.ts's subtract (format.test.ts).
+ * order by headroom (free ÷ quota; unlimited and zero quotas are never the tightest), one item's numbers (quota,
+ * allocated, used, free) and a bar's share and text. Reading from the API is left to the browser tests.
  */
-import { byHeadroom, type Department, type DepartmentData, type DepartmentView, departmentIn } from './model';
+import {
+  barText,
+  byHeadroom,
+  type Department,
+  type DepartmentData,
+  type DepartmentView,
+  departmentIn,
+  itemNumbers,
+  shareOf,
+  usedLabel,
+} from './model';
 
 const view = (quotas: Record<string, number>, usage: Record<string, number> = {}): DepartmentView => ({ quotas, usage, limits: {} });
 
@@ -98,5 +108,60 @@ describe('byHeadroom', () => {
     expect(rows.map((d) => d.name)).toEqual(['Tight', 'Half', 'Unlimited', 'Zero']);
     expect(rows[0]?.tightest).toEqual({ item: 'cores', ratio: 0.005 });
     expect(rows[1]?.tightest).toEqual({ item: 'cores', ratio: 0.5 });
+  });
+});
+
+describe('itemNumbers and usedLabel', () => {
+  const used = (values: Record<string, number>) => ({
+    collected_at: '2026-11-20T07:55:00.000Z',
+    values,
+    projects_reported: 2,
+    projects: 3,
+  });
+
+  it('gives quota, allocated (C1 usage), the reported used and free = quota − allocated, exact in decimals', () => {
+    const d = { view: view({ ram: 209715.2, cores: 614 }, { ram: 115343.3, cores: 305 }), used: used({ ram: 42543.1 }) };
+    expect(itemNumbers(d, 'ram')).toEqual({ quota: 209715.2, allocated: 115343.3, used: 42543.1, free: 94371.9 });
+    // A reported department's item that no project reported is 0 used, not "not reported".
+    expect(itemNumbers(d, 'cores')).toEqual({ quota: 614, allocated: 305, used: 0, free: 309 });
+    expect(usedLabel(d, 'ram')).toBe('42,543.1');
+    expect(usedLabel(d, 'cores')).toBe('0');
+  });
+
+  it('says when nothing was reported, and when it could not be read', () => {
+    expect(itemNumbers({ view: view({ cores: 10 }, { cores: 4 }), used: undefined }, 'cores')).toEqual({
+      quota: 10,
+      allocated: 4,
+      used: undefined,
+      free: 6,
+    });
+    expect(usedLabel({ used: undefined }, 'cores')).toBe('not reported');
+    expect(usedLabel({ used: null }, 'cores')).toBe('–');
+  });
+
+  it('keeps an unlimited quota unlimited, and reads a missing view as zeros', () => {
+    expect(itemNumbers({ view: view({ cores: -1 }, { cores: 500 }), used: undefined }, 'cores').free).toBe(-1);
+    expect(itemNumbers({ view: undefined, used: undefined }, 'cores')).toEqual({ quota: 0, allocated: 0, used: undefined, free: 0 });
+  });
+});
+
+describe('shareOf and barText', () => {
+  it('clamps a share to [0, 1]; a zero quota is full only when something is held', () => {
+    expect(shareOf(80, 204)).toBeCloseTo(0.392, 3);
+    expect(shareOf(300, 200)).toBe(1);
+    expect(shareOf(-5, 200)).toBe(0);
+    expect(shareOf(0, 0)).toBe(0);
+    expect(shareOf(1, 0)).toBe(1);
+  });
+
+  it('writes the numbers on a bar with the unit once and the share of the quota', () => {
+    expect(barText('cores', 204, 80, 17)).toBe('used 17 · allocated 80 of 204 cores (39%)');
+    expect(barText('ram', 629145.6, 251658.3, undefined)).toBe('allocated 251,658.3 of 629,145.6 MiB (40%)');
+    expect(barText('instances', 200, 90, 31)).toBe('used 31 · allocated 90 of 200 (45%)');
+  });
+
+  it('says unlimited, with no share, for an unlimited quota', () => {
+    expect(barText('cores', -1, 500, undefined)).toBe('allocated 500 cores of unlimited');
+    expect(barText('ram', -1, 0, 12)).toBe('used 12 · allocated 0 MiB of unlimited');
   });
 });

@@ -6,7 +6,7 @@
 import { regionItems } from '@stratum/quota-items';
 import { z } from 'zod';
 import type { Api } from '../../api';
-import { headroom, UNLIMITED } from '../../format';
+import { formatNumber, formatValue, headroom, subtract, UNLIMITED } from '../../format';
 
 const Values = z.record(z.string(), z.number());
 const RegionsBody = z.object({
@@ -139,3 +139,36 @@ export function departmentIn(d: DepartmentData, region: string, items: readonly 
 /** Departments, least headroom first (unlimited everywhere last), then by name. */
 export const byHeadroom = (departments: readonly Department[]): Department[] =>
   [...departments].sort((a, b) => (a.tightest?.ratio ?? 2) - (b.tightest?.ratio ?? 2) || a.name.localeCompare(b.name));
+
+/** A department's numbers for one item in the region shown. */
+export interface ItemNumbers {
+  quota: number;
+  /** What it has handed out to its projects (C1 `usage`). */
+  allocated: number;
+  /** Its projects' reported use summed; undefined when none reported or it could not be read. */
+  used: number | undefined;
+  /** quota − allocated, exact to three decimals (format.ts subtract); unlimited (-1) when the quota is. */
+  free: number;
+}
+
+/** One item's numbers of a department (a value the API leaves out is 0; a reported department's unreported item is 0 used). */
+export function itemNumbers(d: Pick<Department, 'view' | 'used'>, item: string): ItemNumbers {
+  const quota = d.view?.quotas[item] ?? 0;
+  const allocated = d.view?.usage[item] ?? 0;
+  const used = d.used ? (d.used.values[item] ?? 0) : undefined;
+  return { quota, allocated, used, free: subtract(quota, allocated) };
+}
+
+/** How an item's used reads: its number, "not reported" when none of the projects reported, "–" when unreadable. */
+export const usedLabel = (d: Pick<Department, 'used'>, item: string): string =>
+  d.used ? formatNumber(d.used.values[item] ?? 0) : d.used === null ? '–' : 'not reported';
+
+/** `part` of `whole` in [0, 1]; a zero or negative whole is full when anything is held. */
+export const shareOf = (part: number, whole: number): number => (whole <= 0 ? (part > 0 ? 1 : 0) : Math.min(1, Math.max(0, part / whole)));
+
+/** The numbers of a quota bar, as written on it and read out ("used 17 · allocated 80 of 204 cores (39%)"). */
+export function barText(item: string, quota: number, allocated: number, used: number | undefined): string {
+  const usedText = used === undefined ? '' : `used ${formatNumber(used)} · `;
+  if (quota === UNLIMITED) return `${usedText}allocated ${formatValue(item, allocated)} of unlimited`;
+  return `${usedText}allocated ${formatNumber(allocated)} of ${formatValue(item, quota)} (${Math.round(shareOf(allocated, quota) * 100)}%)`;
+}

@@ -6,7 +6,7 @@
 import { html, nothing, type TemplateResult } from 'lit';
 import { formatNumber, formatTime, subtract, UNLIMITED, unitOf } from '../../format';
 import { quotaBar } from './bar';
-import type { CloudView, Department, DepartmentView } from './model';
+import { type CloudView, type Department, type DepartmentView, itemNumbers, usedLabel } from './model';
 
 /** Items always shown in a department's summary; the rest are one click away. */
 export const KEY_ITEMS = ['cores', 'ram', 'instances'];
@@ -71,22 +71,16 @@ export function usedStatus(d: Department, region: string): TemplateResult {
   </p>`;
 }
 
-/** The used value of an item as shown: a number, or "not reported". */
-const usedOf = (d: Department, item: string): number | undefined => (d.used ? (d.used.values[item] ?? 0) : undefined);
-const usedText = (d: Department, item: string) => (d.used ? formatNumber(usedOf(d, item)) : d.used === null ? '–' : 'not reported');
-
 /** One key item of a department: its bar and its four numbers. */
 export function keyItem(d: Department, item: string): TemplateResult {
-  const v = d.view;
-  const q = v?.quotas[item] ?? 0;
-  const a = v?.usage[item] ?? 0;
+  const n = itemNumbers(d, item);
   const title = d.used ? `${d.used.projects_reported} of ${d.used.projects} projects reported; oldest report ${d.used.collected_at}` : '';
   return html`<div class="key">
     <div class="name">${itemLabel(item)}</div>
-    ${quotaBar(item, q, a, usedOf(d, item), `${d.name} ${item}`)}
-    <div class="nums">quota <strong>${formatNumber(q)}</strong> · allocated to projects <strong data-testid="allocated-${item}">${formatNumber(a)}</strong>
-      · used <strong data-testid="used-${item}" title=${title || nothing}>${usedText(d, item)}</strong>
-      · free <strong data-testid="free-${item}">${formatNumber(subtract(q, a))}</strong></div>
+    ${quotaBar(item, n.quota, n.allocated, n.used, `${d.name} ${item}`)}
+    <div class="nums">quota <strong>${formatNumber(n.quota)}</strong> · allocated to projects <strong data-testid="allocated-${item}">${formatNumber(n.allocated)}</strong>
+      · used <strong data-testid="used-${item}" title=${title || nothing}>${usedLabel(d, item)}</strong>
+      · free <strong data-testid="free-${item}">${formatNumber(n.free)}</strong></div>
   </div>`;
 }
 
@@ -102,14 +96,13 @@ export function allItems(d: Department, view: DepartmentView, region: string, it
           <th scope="col">Used and allocated of quota</th></tr></thead>
         <tbody>
           ${items.map((item) => {
-            const q = view.quotas[item] ?? 0;
-            const a = view.usage[item] ?? 0;
+            const n = itemNumbers({ view, used: d.used }, item);
             return html`<tr data-item=${item}>
               <th scope="row">${itemLabel(item)}</th>
-              <td class="num">${formatNumber(q)}</td><td class="num">${formatNumber(a)}</td>
-              <td class="num" data-testid="used-all-${item}">${usedText(d, item)}</td>
-              <td class="num">${formatNumber(subtract(q, a))}</td><td class="num hide-narrow">${formatNumber(view.limits[item])}</td>
-              <td>${quotaBar(item, q, a, usedOf(d, item), `${d.name} ${item}`)}</td>
+              <td class="num">${formatNumber(n.quota)}</td><td class="num">${formatNumber(n.allocated)}</td>
+              <td class="num" data-testid="used-all-${item}">${usedLabel(d, item)}</td>
+              <td class="num">${formatNumber(n.free)}</td><td class="num hide-narrow">${formatNumber(view.limits[item])}</td>
+              <td>${quotaBar(item, n.quota, n.allocated, n.used, `${d.name} ${item}`)}</td>
             </tr>`;
           })}
         </tbody>
