@@ -542,7 +542,7 @@ export async function replicasBench(seconds: number, connections: number): Promi
       'autocannon and whatever else runs on it. A second replica on the same machine adds no CPU: it competes for the',
       'same two cores with the gateway and the store, so the 2 ÷ 1 ratio is what a second replica costs or gains without',
       "more hardware, not the scale-out a second node would give. The CPU per request separates each process's own cost",
-      "from the contention; machine busy counts every process on the machine, other helpers' work included.",
+      'from the contention; machine busy counts every process on the machine, whatever else ran meanwhile included.',
     ];
     sections.push('### 3. Throughput at 1 vs 2 replicas', '', ...throughput, '');
 
@@ -640,7 +640,7 @@ export async function replicasBench(seconds: number, connections: number): Promi
     }
     return [
       ...conditions,
-      `- load average (1 / 5 / 15 min): ${loadStart} at the start, ${loadAverage()} at the end; other helpers may have been building container images on the same 2 cores during the run`,
+      `- load average (1 / 5 / 15 min): ${loadStart} at the start, ${loadAverage()} at the end (the bench itself loads both cores; a start well above the machine's idle load means something else was running)`,
       '',
       ...sections,
     ].join('\n');
