@@ -7,16 +7,7 @@ if [ -x /usr/bin/chromium ]; then
   echo "install-chromium: /usr/bin/chromium is installed" >&2
   exit 0
 fi
-command -v apt-get >/dev/null 2>&1 || { echo "install-chromium: apt-get not found (Debian's chromium package is needed)" >&2; exit 1; }
-SUDO=
-[ "$(id -u)" -eq 0 ] || SUDO=sudo
 echo "install-chromium: installing chromium (first run only)..." >&2
-export DEBIAN_FRONTEND=noninteractive
-# The package lists may be stale or missing on a fresh machine; refresh once, quietly.
-$SUDO apt-get update -qq >/dev/null || true
-$SUDO apt-get install -y -qq chromium >/dev/null || {
-  echo "install-chromium: apt-get install chromium failed" >&2
-  exit 1
-}
+sh "$(dirname -- "$0")/apt-install.sh" install-chromium chromium
 [ -x /usr/bin/chromium ] || { echo "install-chromium: /usr/bin/chromium still missing after apt-get install" >&2; exit 1; }
 echo "install-chromium: $(/usr/bin/chromium --version 2>/dev/null || echo chromium) installed at /usr/bin/chromium" >&2

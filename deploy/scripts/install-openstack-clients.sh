@@ -7,12 +7,7 @@ set -eu
 if [ -x /usr/bin/openstack ] && [ -x /usr/bin/keystone-manage ] && /usr/bin/python3 -c 'import openstack, octaviaclient' >/dev/null 2>&1; then
   exit 0
 fi
-command -v apt-get >/dev/null 2>&1 || { echo "install-openstack-clients: apt-get not found (Debian's packages are needed)" >&2; exit 1; }
-SUDO=
-[ "$(id -u)" -eq 0 ] || SUDO=sudo
 echo "install-openstack-clients: installing python3-openstackclient, python3-octaviaclient, python3-openstacksdk, keystone (first run only)..." >&2
-export DEBIAN_FRONTEND=noninteractive
-# The package lists may be stale or missing on a fresh machine; refresh once, quietly.
-$SUDO apt-get update -qq >/dev/null || true
-$SUDO apt-get install -y -qq --no-install-recommends python3-openstackclient python3-octaviaclient python3-openstacksdk keystone >/dev/null
+sh "$(dirname -- "$0")/apt-install.sh" install-openstack-clients --no-install-recommends \
+  python3-openstackclient python3-octaviaclient python3-openstacksdk keystone
 /usr/bin/openstack --version >&2

@@ -35,13 +35,9 @@ fi
 
 [ "$(id -u)" -eq 0 ] || die "must run as root to install ${MISSING:-the containers.conf drop-in} (sudo sh $0)"
 if [ -n "$MISSING" ]; then
-  command -v apt-get >/dev/null 2>&1 || die "apt-get not found: install $MISSING with this system's package manager"
   log "installing $MISSING"
-  export DEBIAN_FRONTEND=noninteractive
-  # An old package index may point at versions the mirror no longer has: update once, then install.
-  apt-get update -qq >&2 || die "apt-get update failed"
   # shellcheck disable=SC2086 # the list is word-split on purpose
-  apt-get install -y -qq --no-install-recommends $MISSING >&2 || die "apt-get install $MISSING failed"
+  sh "$(dirname -- "$0")/apt-install.sh" install-podman --no-install-recommends $MISSING
 fi
 if [ "$CONF_OK" = 0 ]; then
   mkdir -p "$CONF_DIR"

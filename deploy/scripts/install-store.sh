@@ -108,10 +108,8 @@ fi
 if [ -n "$MISSING" ]; then
   t=$(date +%s)
   log "installing Debian packages: $MISSING"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get -o DPkg::Lock::Timeout=600 update -qq >/dev/null
   # shellcheck disable=SC2086 # a list of package names
-  apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends $MISSING >/dev/null
+  sh "$ROOT/deploy/scripts/apt-install.sh" install-store --no-install-recommends $MISSING
   log "Debian packages installed ($(elapsed "$t"))"
   DID=1
 fi
