@@ -60,12 +60,7 @@ describe('the console is accessible', () => {
 
   beforeAll(async () => {
     s = await startSession();
-    await s
-      .api()
-      .put(`/v3/domain_quota_registry/domains/${department}`)
-      .set(s.as('admin'))
-      .send({ domain: { name: `A11y ${department.slice(0, 6)}` } })
-      .expect(201);
+    await s.registerDepartment(department, 'A11y');
     await s
       .api()
       .patch(`/v3/domain_quotas/${department}`)

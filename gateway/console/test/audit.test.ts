@@ -30,12 +30,7 @@ describe('the audit trail page', () => {
 
   beforeAll(async () => {
     s = await startSession();
-    await s
-      .api()
-      .put(`/v3/domain_quota_registry/domains/${department}`)
-      .set(s.as('admin'))
-      .send({ domain: { name: `Audit ${department.slice(0, 6)}` } })
-      .expect(201);
+    await s.registerDepartment(department, 'Audit');
     for (let i = 1; i <= EDITS; i++) {
       await s
         .api()

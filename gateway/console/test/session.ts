@@ -19,6 +19,8 @@ export interface ConsoleSession {
   open(viewport?: { width: number; height: number }): Promise<{ page: Page; errors: string[] }>;
   /** Opens the console at `hash` on `page` and signs in with a persona's static token, as a person would. */
   signIn(page: Page, hash?: string, who?: Persona): Promise<void>;
+  /** Registers a department of the test's own in the registry (as the admin), named `<label> <first 6 of its id>`. */
+  registerDepartment(id: string, label: string): Promise<void>;
   /** One page of the API's load balancer quota list (`query` as the list takes it): its project ids in order, and its next page's marker. */
   lbaasPage(query: string): Promise<{ ids: string[]; next?: string }>;
   close(): Promise<void>;
@@ -45,6 +47,13 @@ export async function startSession(options: TestStackOptions = {}): Promise<Cons
       await page.getByTestId('token-input').fill(stack.personas[who].token);
       await page.getByTestId('sign-in').click();
       await page.getByTestId('signed-in-as').waitFor();
+    },
+    async registerDepartment(id, label) {
+      await request(stack.gateway)
+        .put(`/v3/domain_quota_registry/domains/${id}`)
+        .set(tokenOf(stack, 'admin'))
+        .send({ domain: { name: `${label} ${id.slice(0, 6)}` } })
+        .expect(201);
     },
     async lbaasPage(query) {
       const body = (await request(stack.gateway).get(`/v2.0/lbaas/quotas?${query}`).set(tokenOf(stack, 'admin')).expect(200)).body as {
