@@ -2,7 +2,8 @@
  * The API client's pure parts (api.ts): an error body's text in every group's shape (docs/api/README.md "Errors"),
  * ApiError's message, and Keystone's password-auth body.
  */
-import { ApiError, errorText, keystoneAuthBody } from './api';
+import { z } from 'zod';
+import { ApiError, errorMessage, errorText, keystoneAuthBody } from './api';
 
 describe('errorText', () => {
   it("reads Keystone's and group C's body: error.message", () => {
@@ -108,5 +109,15 @@ describe('keystoneAuthBody', () => {
     expect((keystoneAuthBody({ ...user, scope: { kind: 'system' } }) as { auth: { scope: unknown } }).auth.scope).toEqual({
       system: { all: true },
     });
+  });
+});
+
+describe('errorMessage', () => {
+  it("gives the API's text, a shape error as unexpected, else the exception's", () => {
+    expect(errorMessage(new ApiError(409, { faultstring: 'Quota is below usage.' }))).toBe('Quota is below usage.');
+    expect(errorMessage(new ApiError(503, undefined))).toBe('HTTP 503');
+    expect(errorMessage(z.string().safeParse(1).error)).toBe('Unexpected answer from the API.');
+    expect(errorMessage(new TypeError('Failed to fetch'))).toBe('Failed to fetch');
+    expect(errorMessage('plain')).toBe('plain');
   });
 });

@@ -55,6 +55,13 @@ export function errorText(body: unknown): string {
   return '';
 }
 
+/** The API's text for an error, else the exception's. */
+export function errorMessage(e: unknown): string {
+  if (e instanceof ApiError) return e.message;
+  if (e instanceof z.ZodError) return 'Unexpected answer from the API.';
+  return e instanceof Error ? e.message : String(e);
+}
+
 /** Reads a response body: JSON when it is JSON, else text; `undefined` when empty. */
 async function readBody(res: Response): Promise<unknown> {
   const text = await res.text();
@@ -97,10 +104,7 @@ export class Api {
 
   /** GET `path` with the answer's ETag (for a later If-Match). */
   async getWithEtag<T>(path: string, schema?: ZodType<T>): Promise<{ body: T; etag?: string }> {
-    const res = await this.#fetch('GET', path);
-    const body = await readBody(res);
-    if (!res.ok) throw new ApiError(res.status, body, retryAfterOf(res));
-    const etag = res.headers.get('etag') ?? undefined;
+    const { body, etag } = await this.#answer('GET', path);
     const parsed = schema ? schema.parse(body) : (body as T);
     return etag === undefined ? { body: parsed } : { body: parsed, etag };
   }
@@ -112,11 +116,22 @@ export class Api {
     body?: unknown,
     headers?: Record<string, string>,
   ): Promise<{ status: number; body: T; etag?: string }> {
+    const answer = await this.#answer(method, path, body, headers);
+    return answer as { status: number; body: T; etag?: string };
+  }
+
+  /** One call's answer: its status, parsed body and ETag (when sent). @throws ApiError on a non-2xx answer. */
+  async #answer(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; body: unknown; etag?: string }> {
     const res = await this.#fetch(method, path, body, headers);
     const parsed = await readBody(res);
-    if (!res.ok) throw new ApiError(res.status, parsed);
+    if (!res.ok) throw new ApiError(res.status, parsed, retryAfterOf(res));
     const etag = res.headers.get('etag') ?? undefined;
-    return etag === undefined ? { status: res.status, body: parsed as T } : { status: res.status, body: parsed as T, etag };
+    return etag === undefined ? { status: res.status, body: parsed } : { status: res.status, body: parsed, etag };
   }
 }
 

@@ -282,9 +282,10 @@ export class StratumConsole extends LitElement {
       return html`<p class="error" role="alert">No page at <code>#/${this.route}</code>. <a href="#/departments">Departments</a></p>`;
     }
     if (this.#page === undefined || this.#pageKey !== this.route) {
-      const el = document.createElement(tag) as HTMLElement & { api?: Api; caller?: Caller };
+      const el = document.createElement(tag) as HTMLElement & { api?: Api; caller?: Caller; isAdmin?: boolean };
       el.api = api;
       el.caller = this.caller;
+      el.isAdmin = this.who?.kind === 'cloud-admin';
       this.#page = el;
       this.#pageKey = this.route;
     }

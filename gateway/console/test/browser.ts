@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+import { formatNumber } from '../src/format';
 
 export const CHROMIUM = '/usr/bin/chromium';
 /** The repository's root. */
@@ -79,3 +80,6 @@ export function pageErrors(page: Page): string[] {
   });
   return errors;
 }
+
+/** Exactly `n` as a number cell shows it (the console's format.ts formatNumber: en-US separators, up to 3 decimals), for a locator to wait on. */
+export const exactly = (n: number): RegExp => new RegExp(`^\\s*${formatNumber(n)}\\s*$`);

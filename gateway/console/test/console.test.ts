@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestStack } from '@stratum/testing';
 import type { Page } from 'playwright-core';
-import { ROOT, screenshot } from './browser';
+import { exactly, ROOT, screenshot } from './browser';
 import { type ConsoleSession, startSession } from './session';
 
 jest.setTimeout(60_000);
@@ -12,8 +12,6 @@ const FINANCE = '47eaa0992cb6916d86dc283cf0480ff9';
 
 /** A number as the console shows it ("1,024", "12 cores", "51.2 GiB") read back; NaN for "unlimited". */
 const shown = (text: string | null) => (text?.includes('unlimited') ? Number.NaN : Number((text ?? '').replace(/[^0-9.-]/g, '')));
-/** Exactly `n` as a number cell shows it (en-US separators), for a locator to wait on. */
-const exactly = (n: number) => new RegExp(`^\\s*${new Intl.NumberFormat('en-US', { maximumFractionDigits: 3 }).format(n)}\\s*$`);
 
 describe('the operator console in Chromium', () => {
   let s: ConsoleSession;
@@ -38,12 +36,7 @@ describe('the operator console in Chromium', () => {
   const api = () => s.api();
 
   /** Opens the console at `hash` and signs in with the admin's static token, as a new user would. */
-  async function signIn(hash = '') {
-    await page.goto(`${gateway.url}/console/${hash}`);
-    await page.getByTestId('token-input').fill(stack.personas.admin.token);
-    await page.getByTestId('sign-in').click();
-    await page.getByTestId('signed-in-as').waitFor();
-  }
+  const signIn = (hash = '') => s.signIn(page, hash);
 
   it('is served by the gateway without a token, and shows the sign-in form', async () => {
     const res = await fetch(`${gateway.url}/console/`);
@@ -215,7 +208,6 @@ describe('the operator console in Chromium', () => {
     expect(errors).toEqual([]);
   });
 
-  const lbPage = (query: string) => s.lbaasPage(query);
   const rowIds = async () => page.getByTestId('lbaas-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-project-id')));
 
   it('pages the load balancer quotas as the API does, finds a project by id, sets a limit and resets it after confirmation', async () => {
@@ -233,10 +225,10 @@ describe('the operator console in Chromium', () => {
       .set(admin())
       .send({ in_use: { load_balancer: 3 } })
       .expect(200);
-    const first = await lbPage('limit=2');
+    const first = await s.lbaasPage('limit=2');
     expect(first.ids).toHaveLength(2);
     expect(first.next).toBeDefined();
-    const second = await lbPage(`limit=2&marker=${first.next}`);
+    const second = await s.lbaasPage(`limit=2&marker=${first.next}`);
 
     await signIn('#/lbaas?limit=2');
     await page.getByTestId('lbaas-defaults').waitFor();

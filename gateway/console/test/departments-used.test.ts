@@ -6,7 +6,7 @@
  * without naming it (the department their token is scoped to, `GET /console/auth/tokens`), and the header says who.
  */
 import type { Locator } from 'playwright-core';
-import { screenshot } from './browser';
+import { exactly, screenshot } from './browser';
 import { type ConsoleSession, startSession } from './session';
 
 jest.setTimeout(90_000);
@@ -15,9 +15,6 @@ const FINANCE = '47eaa0992cb6916d86dc283cf0480ff9';
 const FINANCE_1 = '6f2c7a8c627bf3225fac9cb6e34acb11';
 const R = '/v3/domain_quota_registry';
 const KEY_ITEMS = ['cores', 'ram', 'instances'];
-
-/** `n` as the console writes it (en-US separators, up to three decimals), as a whole-text match. */
-const exactly = (n: number) => new RegExp(`^\\s*${new Intl.NumberFormat('en-US', { maximumFractionDigits: 3 }).format(n)}\\s*$`);
 
 /** Waits until `loc`'s text matches (the page renders after its reads). */
 async function waitForText(loc: Locator, re: RegExp): Promise<void> {
@@ -67,12 +64,7 @@ describe('the departments page: used per department', () => {
 
   it('shows "not reported" for a department none of whose projects reported', async () => {
     const id = `quiet${Date.now().toString(16)}`;
-    await s
-      .api()
-      .put(`${R}/domains/${id}`)
-      .set(s.as('admin'))
-      .send({ domain: { name: 'Quiet' } })
-      .expect(201);
+    await s.registerDepartment(id, 'Quiet');
     await s
       .api()
       .put(`${R}/projects/${id}-p`)
@@ -121,12 +113,7 @@ describe('the departments page: used per department', () => {
 
   it('a department admin sees their own department without naming it, its used the same way (no editor), and who they are', async () => {
     const id = s.stack.deptDomainId;
-    await s
-      .api()
-      .put(`${R}/domains/${id}`)
-      .set(s.as('admin'))
-      .send({ domain: { name: 'Own' } })
-      .expect(201);
+    await s.registerDepartment(id, 'Own');
     await s
       .api()
       .put(`${R}/projects/${id}-p`)

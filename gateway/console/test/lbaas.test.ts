@@ -160,7 +160,6 @@ describe('the load balancer quotas page', () => {
     expect(errors).toEqual([]);
   });
 
-  const apiPage = (query: string) => s.lbaasPage(query);
   const rowIds = (page: Page) =>
     page.getByTestId('lbaas-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-project-id') ?? ''));
   /** Waits until the list shows exactly `ids` (no more rows than they, the first and the last of them there). */
@@ -178,7 +177,7 @@ describe('the load balancer quotas page', () => {
     const pages: string[][] = [];
     let marker: string | undefined;
     do {
-      const pg = await apiPage(`limit=3${marker ? `&marker=${marker}` : ''}`);
+      const pg = await s.lbaasPage(`limit=3${marker ? `&marker=${marker}` : ''}`);
       pages.push(pg.ids);
       marker = pg.next;
     } while (marker);

@@ -1,18 +1,8 @@
 /**
  * The audit page's pager (audit-model.ts): the route ↔ pager state ↔ API query, and an entry's change as text.
  */
-import {
-  AuditBody,
-  auditQuery,
-  changeText,
-  DEFAULT_PAGE,
-  MAX_LIMIT,
-  type Pager,
-  pageOf,
-  pagerOf,
-  pageSizeOf,
-  routeStateOf,
-} from './audit-model';
+import { AuditBody, auditQuery, changeText, DEFAULT_PAGE, type Pager, pagerOf, pageSizeOf, routeStateOf } from './audit-model';
+import { MAX_LIMIT } from './paging';
 
 /** The route's query of a state as setRouteParams writes it (undefined and '' left out). */
 function routeOf(state: Record<string, string | undefined>): URLSearchParams {
@@ -77,22 +67,6 @@ describe('auditQuery', () => {
     expect(auditQuery({ domainId: 'd1', pageSize: 50, markers: [] }).toString()).toBe('limit=51');
     expect(auditQuery({ domainId: 'd1', pageSize: 10, markers: ['m1', 'm2'] }).toString()).toBe('limit=11&marker=m2');
     expect(auditQuery({ domainId: 'd1', pageSize: MAX_LIMIT, markers: [] }).toString()).toBe(`limit=${MAX_LIMIT}`);
-  });
-});
-
-describe('pageOf', () => {
-  it('shows a page and offers Older only when the extra entry came back', () => {
-    expect(pageOf([1, 2, 3, 4, 5], 4)).toEqual({ entries: [1, 2, 3, 4], older: true });
-    // Exactly one page: no empty page behind Older.
-    expect(pageOf([1, 2, 3, 4], 4)).toEqual({ entries: [1, 2, 3, 4], older: false });
-    expect(pageOf([1, 2], 4)).toEqual({ entries: [1, 2], older: false });
-    expect(pageOf([], 4)).toEqual({ entries: [], older: false });
-  });
-
-  it('falls back to "a full page may have more" at the API limit, where no extra entry can be asked for', () => {
-    const full = Array.from({ length: MAX_LIMIT }, (_, i) => i);
-    expect(pageOf(full, MAX_LIMIT).older).toBe(true);
-    expect(pageOf(full.slice(1), MAX_LIMIT).older).toBe(false);
   });
 });
 

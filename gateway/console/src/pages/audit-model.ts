@@ -5,15 +5,13 @@
  */
 import { z } from 'zod';
 import { formatNumber, formatValue, UNLIMITED, unitOf } from '../format';
+import { limitOf, lookAhead } from './paging';
 
 /** Entries per page when the route does not say. */
 export const DEFAULT_PAGE = 50;
 
-/** The page size a route asks for (`limit`, 1 to 1000 as the API takes), else the default. */
-export function pageSizeOf(route: URLSearchParams): number {
-  const n = Number(route.get('limit'));
-  return Number.isInteger(n) && n >= 1 && n <= 1000 ? n : DEFAULT_PAGE;
-}
+/** The page size a route asks for (`limit`, 1 to MAX_LIMIT as the API takes), else the default. */
+export const pageSizeOf = (route: URLSearchParams): number => limitOf(route, DEFAULT_PAGE);
 
 export const Entry = z.object({
   _id: z.string(),
@@ -63,27 +61,15 @@ export function routeStateOf(p: Pager): Record<string, string | undefined> {
   };
 }
 
-/** The most entries the API gives in one answer (its `limit` maximum). */
-export const MAX_LIMIT = 1000;
-
 /**
- * The API query of the pager's current page: `marker` after the first page, and `limit` one more than a page (at most
- * MAX_LIMIT), so that pageOf can tell whether an older page exists without asking for it.
+ * The API query of the pager's current page: `marker` after the first page, and `limit` one more than a page
+ * (paging.ts lookAhead), so that pageOf tells whether an older page exists without asking for it.
  */
 export function auditQuery(p: Pager): URLSearchParams {
-  const q = new URLSearchParams({ limit: String(Math.min(p.pageSize + 1, MAX_LIMIT)) });
+  const q = new URLSearchParams({ limit: String(lookAhead(p.pageSize)) });
   const marker = p.markers.at(-1);
   if (marker) q.set('marker', marker);
   return q;
-}
-
-/**
- * The page to show of what auditQuery's answer holds, and whether an older page exists: the extra entry came back (or,
- * for a page of MAX_LIMIT, where no extra one can be asked for, the page is full).
- */
-export function pageOf<T>(answer: readonly T[], pageSize: number): { entries: T[]; older: boolean } {
-  const older = pageSize >= MAX_LIMIT ? answer.length >= pageSize : answer.length > pageSize;
-  return { entries: answer.slice(0, pageSize), older };
 }
 
 /**

@@ -4,11 +4,12 @@
  * 1000, the API's range) is the page size, 50 when absent. The pager state and query are audit-model.ts.
  */
 import { css, html, LitElement, nothing, type TemplateResult } from 'lit';
-import type { Api } from '../api';
+import { type Api, errorMessage } from '../api';
 import { routeParams, setRouteParams } from '../app';
 import { formatTime } from '../format';
 import { cards, shared } from '../styles';
-import { AuditBody, auditQuery, changeText, type Entry, pageOf, pagerOf, routeStateOf } from './audit-model';
+import { AuditBody, auditQuery, changeText, type Entry, pagerOf, routeStateOf } from './audit-model';
+import { pageOf } from './paging';
 
 /** The audit trail page. */
 export class AuditPage extends LitElement {
@@ -79,11 +80,11 @@ export class AuditPage extends LitElement {
     try {
       const q = auditQuery(pager);
       const body = await api.get(`/v3/domain_quotas/${encodeURIComponent(this.domainId)}/audit?${q}`, AuditBody);
-      ({ entries: this.entries, older: this.older } = pageOf(body.audit, this.pageSize));
+      ({ rows: this.entries, more: this.older } = pageOf(body.audit, this.pageSize));
     } catch (e) {
       this.entries = [];
       this.older = false;
-      this.error = e instanceof Error ? e.message : String(e);
+      this.error = errorMessage(e);
     } finally {
       this.loading = false;
     }

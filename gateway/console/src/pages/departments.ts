@@ -11,7 +11,7 @@
  * The parts: departments/model.ts (reads and rows), views.ts (templates), bar.ts, editor.ts, styles.ts.
  */
 import { html, LitElement, nothing, type TemplateResult } from 'lit';
-import { type Api, ApiError, type Caller } from '../api';
+import { type Api, ApiError, type Caller, errorMessage } from '../api';
 import { routeParams, setRouteParams } from '../app';
 import { formatTime } from '../format';
 import './departments/editor';
@@ -121,9 +121,7 @@ export class DepartmentsPage extends LitElement {
       this.error =
         e instanceof ApiError && e.status === 403
           ? `This token may not read the quotas of department ${this.domainId}: ${e.message}`
-          : e instanceof Error
-            ? e.message
-            : String(e);
+          : errorMessage(e);
     } finally {
       this.loading = false;
     }

@@ -10,7 +10,6 @@ import {
   inputTime,
   orderChoice,
   PAGE_SIZE,
-  pageOf,
   routeStateOf,
   type Search,
   searchFromRoute,
@@ -172,29 +171,6 @@ describe('eventsQuery', () => {
     const query = eventsQuery({ ...none, resource_id: 'a&limit=1&q.field=x' }, false);
     expect(filtersIn(query)).toEqual([['resource_id', 'eq', 'a&limit=1&q.field=x']]);
     expect(new URLSearchParams(query).getAll('limit')).toEqual(['101']);
-  });
-});
-
-describe('pageOf', () => {
-  const rows = (n: number) => Array.from({ length: n }, (_, i) => `e${i}`);
-
-  it.each([
-    [0, 0, false],
-    [1, 1, false],
-    [PAGE_SIZE - 1, PAGE_SIZE - 1, false],
-    // Exactly a page: nothing follows, so no More (and no empty last page).
-    [PAGE_SIZE, PAGE_SIZE, false],
-    [PAGE_SIZE + 1, PAGE_SIZE, true],
-  ])('of %p rows shows %p, more: %p', (n, shown, more) => {
-    const page = pageOf(rows(n));
-    expect(page.rows).toHaveLength(shown);
-    expect(page.more).toBe(more);
-  });
-
-  it('hides the extra row, so the next page (after the last shown) starts with it', () => {
-    const page = pageOf(rows(PAGE_SIZE + 1));
-    expect(page.rows.at(-1)).toBe(`e${PAGE_SIZE - 1}`);
-    expect(page.rows).not.toContain(`e${PAGE_SIZE}`);
   });
 });
 

@@ -6,6 +6,7 @@
  */
 import { EventSchema as WireEventSchema } from '@stratum/traits';
 import { z } from 'zod';
+import { lookAhead } from './paging';
 
 export const EVENTS_PATH = '/v2/events';
 export const EVENT_TYPES_PATH = '/v2/event_types';
@@ -13,10 +14,10 @@ export const EVENT_TYPES_PATH = '/v2/event_types';
 export const PAGE_SIZE = 100;
 /**
  * What the page asks for: one more than it shows, so that the extra row tells whether a next page exists (a page of
- * exactly PAGE_SIZE rows is then not followed by an empty one). A3's `limit` takes 1 to EVENTS_MAX_LIMIT (1000),
- * docs/api/events.md. (A3 also sends `Link: rel="next"`, but the console's Api client reads bodies only.)
+ * exactly PAGE_SIZE rows is then not followed by an empty one; paging.ts). (A3 also sends `Link: rel="next"`, but
+ * the console's Api client reads bodies only.)
  */
-export const FETCH_LIMIT = PAGE_SIZE + 1;
+export const FETCH_LIMIT = lookAhead(PAGE_SIZE);
 
 /** An event as Panko v2 serves it: the services' own EventSchema (@stratum/traits), `raw` allowed to be left out. */
 export const EventSchema = WireEventSchema.partial({ raw: true });
@@ -63,14 +64,6 @@ export function eventsQuery(s: Search, isAdmin: boolean, marker?: string): strin
   p.set('limit', String(FETCH_LIMIT));
   if (marker) p.set('marker', marker);
   return p.toString();
-}
-
-/**
- * One answer of eventsQuery (up to FETCH_LIMIT rows) as the page shows it: the first PAGE_SIZE rows, and whether more
- * exist (the extra row came back; it is not shown, and the next page starts after the last row shown).
- */
-export function pageOf<T>(rows: readonly T[]): { rows: T[]; more: boolean } {
-  return { rows: rows.slice(0, PAGE_SIZE), more: rows.length > PAGE_SIZE };
 }
 
 /**

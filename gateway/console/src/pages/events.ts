@@ -6,8 +6,7 @@
  * The search and query are events-query.ts, the templates events-views.ts.
  */
 import { html, LitElement, nothing, type PropertyValues } from 'lit';
-import { z } from 'zod';
-import { type Api, ApiError } from '../api';
+import { type Api, errorMessage } from '../api';
 import { routeParams, setRouteParams } from '../app';
 import {
   EVENT_TYPES_PATH,
@@ -19,7 +18,7 @@ import {
   type Field,
   type OrderChoice,
   orderChoice,
-  pageOf,
+  PAGE_SIZE,
   routeStateOf,
   type Search,
   type StoredEvent,
@@ -28,12 +27,13 @@ import {
 } from './events-query';
 import { eventsStyles } from './events-styles';
 import { renderEvent, renderSearchForm } from './events-views';
+import { pageOf } from './paging';
 
 /** The events page. */
 export class StratumEvents extends LitElement {
   static override properties = {
     api: { attribute: false },
-    isAdmin: { state: true },
+    isAdmin: { attribute: false },
     events: { state: true },
     types: { state: true },
     error: { state: true },
@@ -44,7 +44,7 @@ export class StratumEvents extends LitElement {
   };
 
   api?: Api;
-  /** Whether the token is a cloud admin's (who may lift the project restriction with all_tenants). */
+  /** Whether the token is a cloud admin's (who may lift the project restriction with all_tenants): the shell's, from sign-in. */
   isAdmin = false;
   events: StoredEvent[] = [];
   /** Event types for the type field's suggestions. */
@@ -61,21 +61,10 @@ export class StratumEvents extends LitElement {
   #loadSeq = 0;
 
   protected override updated(changed: PropertyValues<this>): void {
-    if (changed.has('api') && this.api) void this.#start();
-  }
-
-  /** Learns whether the token is a cloud admin's (as the shell does), then loads the types and the URL's search. */
-  async #start(): Promise<void> {
-    const api = this.api;
-    if (!api) return;
-    try {
-      await api.get('/v3/domain_usage');
-      this.isAdmin = true;
-    } catch {
-      this.isAdmin = false;
+    if (changed.has('api') && this.api) {
+      void this.#loadTypes();
+      void this.#load();
     }
-    void this.#loadTypes();
-    await this.#load();
   }
 
   async #loadTypes(): Promise<void> {
@@ -98,7 +87,7 @@ export class StratumEvents extends LitElement {
     try {
       const page = await this.api.get(`${EVENTS_PATH}?${eventsQuery(search, this.isAdmin, marker)}`, EventList);
       if (seq !== this.#loadSeq) return; // a newer search answered first
-      const { rows, more } = pageOf(page);
+      const { rows, more } = pageOf(page, PAGE_SIZE);
       this.searched = search;
       this.events = append ? [...this.events, ...rows] : rows;
       this.more = more;
@@ -107,7 +96,7 @@ export class StratumEvents extends LitElement {
       if (seq !== this.#loadSeq) return;
       if (!append) this.events = [];
       this.more = false;
-      this.error = e instanceof ApiError ? e.message : e instanceof z.ZodError ? 'Unexpected answer from the API.' : String(e);
+      this.error = errorMessage(e);
     } finally {
       if (seq === this.#loadSeq) this.loading = false;
     }

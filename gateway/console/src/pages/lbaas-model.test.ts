@@ -3,13 +3,10 @@
  * route, the list's page links, limits as text, and the edit fields parsed and checked (-1 to 2,000,000,000).
  */
 import { LBAAS_RESOURCES } from '@stratum/quota-items';
-import { z } from 'zod';
-import { ApiError } from '../api';
 import {
   changesOf,
   DEFAULT_PAGE_SIZE,
   draftOf,
-  errorMessage,
   type Item,
   inUseOf,
   limitText,
@@ -182,15 +179,5 @@ describe('draftOf and changesOf', () => {
 
   it('compares a new project with the defaults (nothing stored)', () => {
     expect(changesOf({ load_balancer: '-1' }, undefined)).toEqual({ errors: {}, changes: { load_balancer: -1 } });
-  });
-});
-
-describe('errorMessage', () => {
-  it("gives the API's text, a shape error as unexpected, else the exception's", () => {
-    expect(errorMessage(new ApiError(409, { faultstring: 'Quota is below usage.' }))).toBe('Quota is below usage.');
-    expect(errorMessage(new ApiError(503, undefined))).toBe('HTTP 503');
-    expect(errorMessage(z.string().safeParse(1).error)).toBe('Unexpected answer from the API.');
-    expect(errorMessage(new TypeError('Failed to fetch'))).toBe('Failed to fetch');
-    expect(errorMessage('plain')).toBe('plain');
   });
 });

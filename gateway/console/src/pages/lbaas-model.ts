@@ -5,17 +5,14 @@
  */
 import { LBAAS_IN_USE_NAME, LBAAS_RESOURCES, type LbaasResource, QuotaLimit } from '@stratum/quota-items';
 import { z } from 'zod';
-import { ApiError } from '../api';
 import { formatNumber } from '../format';
+import { limitOf } from './paging';
 
 export const PAGE_SIZES = [10, 20, 50, 100] as const;
 export const DEFAULT_PAGE_SIZE = 20;
 
-/** The rows per page a route asks for (`limit`, 1 to 1000), else the default. */
-export function pageSizeOf(route: URLSearchParams): number {
-  const n = Number(route.get('limit'));
-  return Number.isInteger(n) && n > 0 && n <= 1000 ? n : DEFAULT_PAGE_SIZE;
-}
+/** The rows per page a route asks for (`limit`, 1 to MAX_LIMIT), else the default. */
+export const pageSizeOf = (route: URLSearchParams): number => limitOf(route, DEFAULT_PAGE_SIZE);
 
 /**
  * The B1 list query of a route: `limit` (pageSizeOf), and `project_id` or `marker` with `page_reverse` (Octavia's
@@ -86,13 +83,6 @@ export function parseLimit(raw: string): { ok: true; value: number | null } | { 
   const n = Number(t);
   const r = QuotaLimit.safeParse(n);
   return r.success ? { ok: true, value: n } : { ok: false, error: 'between -1 (unlimited) and 2000000000' };
-}
-
-/** The API's text for an error, else the exception's. */
-export function errorMessage(e: unknown): string {
-  if (e instanceof ApiError) return e.message;
-  if (e instanceof z.ZodError) return 'Unexpected answer from the API.';
-  return e instanceof Error ? e.message : String(e);
 }
 
 /** The edit fields of a stored record: each stored limit as text, '' where the default applies. */

@@ -6,20 +6,10 @@
  */
 import { LBAAS_RESOURCES, type LbaasResource } from '@stratum/quota-items';
 import { html, LitElement, nothing, type PropertyValues } from 'lit';
-import { type Api, ApiError } from '../api';
+import { type Api, ApiError, errorMessage } from '../api';
 import { routeParams, setRouteParams } from '../app';
 import { readDefaults, readList, readProject, write } from './lbaas-api';
-import {
-  changesOf,
-  DEFAULT_PAGE_SIZE,
-  draftOf,
-  errorMessage,
-  type Item,
-  type Limits,
-  type PageLink,
-  type Pending,
-  pageSizeOf,
-} from './lbaas-model';
+import { changesOf, DEFAULT_PAGE_SIZE, draftOf, type Item, type Limits, type PageLink, type Pending, pageSizeOf } from './lbaas-model';
 import { lbaasStyles } from './lbaas-styles';
 import { renderDefaults, renderDetail, renderList } from './lbaas-views';
 
@@ -97,8 +87,9 @@ export class StratumLbaas extends LitElement {
   }
 
   /** Puts the list state into the URL and loads it. */
+  /** Navigates to `state`, keeping the route's page size unless `state` names one. */
   #go(state: Record<string, string | undefined>): void {
-    setRouteParams(state);
+    setRouteParams('limit' in state ? state : { ...state, limit: routeParams().get('limit') ?? undefined });
     this.#syncFromRoute();
   }
 
@@ -163,26 +154,21 @@ export class StratumLbaas extends LitElement {
     }
   }
 
-  /** The stored record of the open project (undefined: it has none, the defaults apply). */
-  #selectedItem(): Item | undefined {
-    return this.selectedRecord;
-  }
-
   #search(e: SubmitEvent): void {
     e.preventDefault();
     const form = e.currentTarget as HTMLFormElement;
     const value = String(new FormData(form).get('project_id') ?? '').trim();
-    this.#go({ project_id: value || undefined, limit: routeParams().get('limit') ?? undefined });
+    this.#go({ project_id: value || undefined });
     if (!value) this.selected = undefined;
   }
 
   #clearSearch(): void {
     this.selected = undefined;
-    this.#go({ limit: routeParams().get('limit') ?? undefined });
+    this.#go({});
   }
 
   #page(link: PageLink): void {
-    this.#go({ marker: link.marker, page_reverse: link.reverse ? 'true' : undefined, limit: routeParams().get('limit') ?? undefined });
+    this.#go({ marker: link.marker, page_reverse: link.reverse ? 'true' : undefined });
   }
 
   #setPageSize(e: Event): void {
@@ -192,7 +178,7 @@ export class StratumLbaas extends LitElement {
   }
 
   #startEdit(): void {
-    this.draft = draftOf(this.#selectedItem());
+    this.draft = draftOf(this.selectedRecord);
     this.draftErrors = {};
     this.pending = undefined;
     this.message = '';
@@ -202,7 +188,7 @@ export class StratumLbaas extends LitElement {
   #askSave(e: SubmitEvent): void {
     e.preventDefault();
     if (!this.draft) return;
-    const { errors, changes } = changesOf(this.draft, this.#selectedItem());
+    const { errors, changes } = changesOf(this.draft, this.selectedRecord);
     this.draftErrors = errors;
     const first = LBAAS_RESOURCES.find((r) => errors[r]);
     if (first) {
@@ -313,7 +299,7 @@ export class StratumLbaas extends LitElement {
   #renderDetail(projectId: string) {
     return renderDetail({
       projectId,
-      item: this.#selectedItem(),
+      item: this.selectedRecord,
       limits: this.selectedLimits,
       defaults: this.defaults,
       message: this.message,

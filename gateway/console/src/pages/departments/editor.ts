@@ -5,8 +5,8 @@
  */
 import { html, LitElement, nothing, type TemplateResult } from 'lit';
 import { z } from 'zod';
-import { type Api, ApiError } from '../../api';
-import { formatNumber, formatValue, unitOf } from '../../format';
+import { type Api, ApiError, errorMessage } from '../../api';
+import { formatNumber, formatValue, itemSpec, unitOf } from '../../format';
 import type { DepartmentView } from './model';
 import { departmentStyles } from './styles';
 
@@ -149,7 +149,7 @@ export class DepartmentEditor extends LitElement {
             ? 'Someone changed this department since the page read it (412): nothing was saved. Reload the current quotas, check them, then edit again.'
             : `${dryRun ? 'Dry run refused' : 'Refused'} (${e.status}): ${e.message}`;
       } else {
-        this.error = e instanceof Error ? e.message : String(e);
+        this.error = errorMessage(e);
       }
     } finally {
       this.busy = false;
@@ -190,7 +190,8 @@ export class DepartmentEditor extends LitElement {
         ${this.items.map((item) => {
           const q = v?.quotas[item] ?? 0;
           const unit = unitOf(item);
-          const scale = unit === 'GiB' || unit === 'MiB' || item === 'cpu' ? '0.001' : '1';
+          // The step the item's catalogue scale allows (3 decimals for storage, memory and cpu).
+          const scale = itemSpec(item)?.scale === 3 ? '0.001' : '1';
           return html`<div class="field">
             <label for="e-${item}">${item}${unit && unit !== item ? ` (${unit})` : ''}
               <span class="hint">now ${formatNumber(q)}; projects hold ${formatNumber(v?.usage[item])}; limit ${formatNumber(v?.limits[item])}</span></label>
