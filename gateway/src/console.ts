@@ -11,7 +11,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { methodNotAllowed, notFound } from './errors';
 
 /** Where the console is served. */
-export const CONSOLE_PATH = '/console';
+const CONSOLE_PATH = '/console';
 
 /**
  * The page's policy: everything from this origin only; no inline script or style element (lit adopts its styles as
@@ -19,7 +19,7 @@ export const CONSOLE_PATH = '/console';
  * through the CSSOM, never lit's styleMap, which writes an attribute on first render); no framing, plugins or foreign
  * form targets.
  */
-export const CONSOLE_CSP =
+const CONSOLE_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 const TYPES: Record<string, string> = {
@@ -42,7 +42,7 @@ export function consoleDir(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /** Whether `path` is the console's (`/console` or under `/console/`). */
-export const isConsolePath = (path: string): boolean => path === CONSOLE_PATH || path.startsWith(`${CONSOLE_PATH}/`);
+const isConsolePath = (path: string): boolean => path === CONSOLE_PATH || path.startsWith(`${CONSOLE_PATH}/`);
 
 /**
  * Express middleware serving `dir` at /console/. `/console` redirects to `/console/` (the page's asset links are

@@ -25,8 +25,6 @@ describe('error factories', () => {
     [errors.headTooLarge(16_384), 431, 'The request line and headers are larger than 16384 bytes.', { Connection: 'close' }],
     [errors.requestTimeout(), 408, 'The request was not received in time.', undefined],
     [errors.methodNotAllowed('POST'), 405, 'The method is not allowed for the requested URL.', { Allow: 'POST' }],
-    [errors.signInRefused(), 401, 'The request you have made requires authentication.', undefined],
-    [errors.signInUnavailable(), 503, 'The identity service is unavailable.', { 'Retry-After': '5' }],
     [errors.signInInvalid('auth.scope', 'Invalid input'), 400, "Invalid input for field 'auth.scope': Invalid input", undefined],
     [errors.signInMalformed(), 400, 'Expecting to find valid JSON in request body.', undefined],
     [errors.signInNotJson(), 415, 'The request body must be application/json.', undefined],

@@ -50,12 +50,6 @@ export const upstreamFailed = (serviceName: string, status: number) =>
 export const methodNotAllowed = (allow = 'GET, HEAD') =>
   new AppError(405, 'The method is not allowed for the requested URL.', undefined, { Allow: allow });
 
-/** 401 to a console sign-in Keystone did not accept (credentials or scope), with Keystone's own text. */
-export const signInRefused = () => new AppError(401, UNAUTHENTICATED);
-
-/** 503: the console's sign-in could not ask Keystone (down, failing or not answering in time). */
-export const signInUnavailable = () => new AppError(503, IDENTITY_UNAVAILABLE, undefined, { 'Retry-After': '5' });
-
 /**
  * 400: a console sign-in body that is not Keystone's password auth (sign-in/sign-in.schema.ts), with Keystone's
  * wording (`Invalid input for field '<path>': <reason>`); the value sent is never echoed.

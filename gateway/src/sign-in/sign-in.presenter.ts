@@ -6,7 +6,7 @@
 import type { Identity } from '@stratum/identity';
 import type { CallerToken } from './sign-in.schema';
 
-export type TokenScope = CallerToken['token']['scope'];
+type TokenScope = CallerToken['token']['scope'];
 
 /**
  * What a token is scoped to, read from its identity, in this order:

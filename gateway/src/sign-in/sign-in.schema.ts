@@ -10,26 +10,25 @@ import { hasUnsafeChars } from '@stratum/http-kit';
 import { z } from 'zod';
 
 /** Keystone's limit on user, project and domain names. */
-export const MAX_NAME_LENGTH = 255;
+const MAX_NAME_LENGTH = 255;
 /** Keystone's limit on a password (`[identity] max_password_length`). */
-export const MAX_PASSWORD_LENGTH = 4096;
+const MAX_PASSWORD_LENGTH = 4096;
 /** Keystone's ids are at most 64 characters. */
-export const MAX_ID_LENGTH = 64;
+const MAX_ID_LENGTH = 64;
 
 const CONTROL = /\p{Cc}/u;
 
+/** Non-empty text of at most `max` characters without control or format characters. */
+const text = (max: number) =>
+  z
+    .string()
+    .min(1, 'must not be empty')
+    .max(max, `must be at most ${max} characters`)
+    .refine((s) => !hasUnsafeChars(s), 'must not contain control or format characters');
 /** A user, project or domain name. */
-const Name = z
-  .string()
-  .min(1, 'must not be empty')
-  .max(MAX_NAME_LENGTH, `must be at most ${MAX_NAME_LENGTH} characters`)
-  .refine((s) => !hasUnsafeChars(s), 'must not contain control or format characters');
+const Name = text(MAX_NAME_LENGTH);
 /** A project or domain id. */
-const Id = z
-  .string()
-  .min(1, 'must not be empty')
-  .max(MAX_ID_LENGTH, `must be at most ${MAX_ID_LENGTH} characters`)
-  .refine((s) => !hasUnsafeChars(s), 'must not contain control or format characters');
+const Id = text(MAX_ID_LENGTH);
 /** The password: any printable text (spaces and non-ASCII letters included), never echoed in an error. */
 const Password = z
   .string()
@@ -41,7 +40,7 @@ const Password = z
 const DomainRef = z.union([z.strictObject({ name: Name }), z.strictObject({ id: Id })]);
 
 /** `scope`: a project by name within a domain, or by id; a domain; or the whole system (cloud admin). */
-export const SignInScope = z.union([
+const SignInScope = z.union([
   z.strictObject({ project: z.strictObject({ name: Name, domain: DomainRef }) }),
   z.strictObject({ project: z.strictObject({ id: Id }) }),
   z.strictObject({ domain: DomainRef }),

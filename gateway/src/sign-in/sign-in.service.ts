@@ -8,13 +8,13 @@
  * counted like the API's rate limits (ratelimit/ratelimit.ts: Redis shared by the replicas, in-process insurance).
  * Neither the password nor the issued token is ever logged.
  */
-import type { AppError } from '@stratum/http-kit';
+import { type AppError, unauthenticated } from '@stratum/http-kit';
 import { type KeystoneClient, KeystoneError } from '@stratum/keystone';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { GatewayConfig } from '../config';
-import { rateLimited, signInRefused, signInRejectedByKeystone, signInUnavailable } from '../errors';
+import { rateLimited, signInRejectedByKeystone, tokenCheckUnavailable } from '../errors';
 import { makeLimiter, take } from '../ratelimit/ratelimit';
 import { type SignInBody, SignInToken, userKey } from './sign-in.schema';
 
@@ -74,17 +74,17 @@ export class SignInService {
     } catch (err) {
       if (!(err instanceof KeystoneError)) throw err;
       this.logger.warn({ requestId, keystoneStatus: err.status, reason: err.message }, 'console sign-in: Keystone unavailable');
-      throw signInUnavailable();
+      throw tokenCheckUnavailable();
     }
     if (result.kind === 'refused') {
       this.logger.info({ requestId, user, keystoneStatus: result.status }, 'console sign-in refused');
-      throw signInRefused();
+      throw unauthenticated();
     }
     if (result.kind === 'invalid') throw signInRejectedByKeystone();
     const parsed = SignInToken.safeParse({ token: result.body });
     if (!parsed.success) {
       this.logger.error({ requestId, issues: parsed.error.issues.map((i) => i.path.join('.')) }, 'console sign-in: unexpected token body');
-      throw signInUnavailable();
+      throw tokenCheckUnavailable();
     }
     this.logger.info({ requestId, userId: parsed.data.token.user.id, expiresAt: parsed.data.token.expires_at }, 'console sign-in');
     return { token: result.token, body: parsed.data };

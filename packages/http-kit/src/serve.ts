@@ -40,7 +40,7 @@ export async function serve(app: Listenable, host: string, port: number, logger:
 }
 
 /** How long in-flight requests may take to finish after SIGTERM before the process exits anyway (ms). */
-export const DRAIN_TIMEOUT_MS = 10_000;
+const DRAIN_TIMEOUT_MS = 10_000;
 
 /**
  * Graceful stop of `server`: stop accepting connections, let every request in flight finish (its response tells the
@@ -49,7 +49,7 @@ export const DRAIN_TIMEOUT_MS = 10_000;
  * `terminationGracePeriodSeconds` (30 s by default), so a request being served when a pod is stopped is answered.
  * @returns the stop function (idempotent), given the reason to log.
  */
-export function drainOnStop(server: Server, logger: Logger, close: () => Promise<void>): (reason: string) => void {
+function drainOnStop(server: Server, logger: Logger, close: () => Promise<void>): (reason: string) => void {
   const inFlight = new Set<ServerResponse>();
   let stopping = false;
   server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
