@@ -8,6 +8,7 @@
  * 502/503/504 as with one replica.
  */
 import { Agent, type ClientRequest, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { createProxyMiddleware, proxyEventsPlugin } from 'http-proxy-middleware';
 import type { Logger } from 'pino';
 import { signForwarded } from '../auth/identity';
@@ -52,14 +53,18 @@ const timedOut = (req: PlainRequest): boolean => req[UPSTREAM]?.aborted === true
  * is down but whose host drops packets, rather than refusing, would otherwise hold a read until UPSTREAM_TIMEOUT_MS).
  */
 function limitConnect(proxyReq: ClientRequest, ms: number): void {
-  const socket = proxyReq.socket;
-  if (!socket?.connecting) return; // a kept-alive connection, already open
-  const timer = setTimeout(() => {
-    proxyReq.destroy(Object.assign(new Error(`upstream not connected within ${ms} ms`), { code: 'UPSTREAM_CONNECT_TIMEOUT' }));
-  }, ms);
-  const clear = () => clearTimeout(timer);
-  socket.once('connect', clear);
-  proxyReq.once('close', clear);
+  // A request queued by the agent (all maxSockets in use) has no socket yet: watch the one it is given later.
+  const watch = (socket: Socket) => {
+    if (!socket.connecting) return; // a kept-alive connection, already open
+    const timer = setTimeout(() => {
+      proxyReq.destroy(Object.assign(new Error(`upstream not connected within ${ms} ms`), { code: 'UPSTREAM_CONNECT_TIMEOUT' }));
+    }, ms);
+    const clear = () => clearTimeout(timer);
+    socket.once('connect', clear);
+    proxyReq.once('close', clear);
+  };
+  if (proxyReq.socket) watch(proxyReq.socket);
+  else proxyReq.once('socket', watch);
 }
 
 /**
