@@ -6,6 +6,8 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:net';
 import { freePort, stopChild } from '@stratum/store-runtime';
 import { listenGateway, startServiceProcess, startTestStack, type TestStack, tokenOf, uuid } from '@stratum/testing';
 
@@ -31,9 +33,13 @@ const dropRule = (port: number) => ['INPUT', '-i', 'lo', '-p', 'tcp', '--dport',
   let gateway: { url: string; close(): Promise<void> };
   let child: ChildProcess | undefined;
   let dropped = 0;
+  let holder: Server | undefined;
 
   beforeAll(async () => {
     const [live, silent] = [await freePort(), await freePort()];
+    // Held open while the rule stands, so no other test is given this port (its connections would hang too).
+    holder = createServer().listen(silent, '127.0.0.1');
+    await once(holder, 'listening');
     dropped = silent;
     execFileSync('iptables', ['-I', ...dropRule(silent)]);
     stack = await startTestStack({
@@ -48,6 +54,7 @@ const dropRule = (port: number) => ['INPUT', '-i', 'lo', '-p', 'tcp', '--dport',
   });
   afterAll(async () => {
     if (dropped) execFileSync('iptables', ['-D', ...dropRule(dropped)]);
+    holder?.close();
     await gateway?.close();
     if (child) await stopChild(child);
     await stack?.close();
