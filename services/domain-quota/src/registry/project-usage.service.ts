@@ -8,11 +8,10 @@
  * the items it offers now; a report of a deleted region is not shown (and is shown again if the region is re-created,
  * as a region's own report is).
  */
-import { regionItems } from '@stratum/quota-items';
-import { domainNotFound, projectNotFound, regionNotFound, usageItemsNotAcceptable } from '../errors';
-import { type ProjectUsageDoc, projectUsageId, type RegionDoc, type RegistryRepository } from './registry.repository';
+import { domainNotFound, projectNotFound, regionNotFound } from '../errors';
+import { type ProjectUsageDoc, projectUsageId, type RegistryRepository } from './registry.repository';
 import type { UsageView } from './registry.service';
-import { regionValues, sumReports, usageValuesOf, wireValues } from './registry.usage';
+import { checkedReport, regionItemsOf, regionValues, sumReports, wireValues } from './registry.usage';
 
 /** A department's actual use in one region: the sum of its projects' reports. */
 export interface DepartmentUsageView {
@@ -24,8 +23,6 @@ export interface DepartmentUsageView {
   /** How many projects the department has. */
   projects: number;
 }
-
-const itemsOf = (r: RegionDoc) => regionItems({ volumeTypes: r.volume_types, products: r.products });
 
 export class ProjectUsageService {
   constructor(private readonly repo: RegistryRepository) {}
@@ -43,16 +40,8 @@ export class ProjectUsageService {
     const [project, cur] = await Promise.all([this.repo.findProject(projectId), this.repo.findRegion(region)]);
     if (!project) throw projectNotFound(projectId);
     if (!cur) throw regionNotFound(region);
-    const checked = usageValuesOf(region, itemsOf(cur), next.values);
-    if (!checked.ok) throw usageItemsNotAcceptable(region, checked.details);
-    const collectedAt = new Date(next.collected_at ?? Date.now()).toISOString();
-    const doc: ProjectUsageDoc = {
-      _id: projectUsageId(projectId, region),
-      project_id: projectId,
-      region,
-      values: checked.values,
-      collected_at: collectedAt,
-    };
+    const { report, view } = checkedReport(cur, next);
+    const doc: ProjectUsageDoc = { _id: projectUsageId(projectId, region), project_id: projectId, region, ...report };
     const created = await this.repo.putProjectUsage(doc);
     // A project deleted meanwhile (its reports deleted before it) must not keep this one: it would come back if the
     // project were registered again.
@@ -60,7 +49,7 @@ export class ProjectUsageService {
       await this.repo.deleteProjectUsage(doc._id);
       throw projectNotFound(projectId);
     }
-    return { usage: { collected_at: collectedAt, values: wireValues(checked.values) }, created };
+    return { usage: view, created };
   }
 
   /**
@@ -70,14 +59,14 @@ export class ProjectUsageService {
   async ofProject(projectId: string): Promise<Record<string, UsageView>> {
     const [project, regions, reports] = await Promise.all([
       this.repo.findProject(projectId),
-      this.repo.listRegions(),
+      this.repo.catalogue(),
       this.repo.projectUsageOf([projectId]),
     ]);
     if (!project) throw projectNotFound(projectId);
     const out: Record<string, UsageView> = {};
     for (const r of regions) {
       const report = reports.find((u) => u.region === r._id);
-      if (report) out[r._id] = { collected_at: report.collected_at, values: regionValues(itemsOf(r).keys(), report.values) };
+      if (report) out[r._id] = { collected_at: report.collected_at, values: regionValues(regionItemsOf(r).keys(), report.values) };
     }
     return out;
   }
@@ -87,18 +76,18 @@ export class ProjectUsageService {
    * @throws AppError 404 unknown department.
    */
   async ofDepartment(domainId: string): Promise<Record<string, DepartmentUsageView>> {
-    const [department, regions, projects] = await Promise.all([
-      this.repo.findDepartment(domainId),
-      this.repo.listRegions(),
+    const [known, regions, projects] = await Promise.all([
+      this.repo.departmentExists(domainId),
+      this.repo.catalogue(),
       this.repo.listProjects(domainId),
     ]);
-    if (!department) throw domainNotFound(domainId);
+    if (!known) throw domainNotFound(domainId);
     const reports = await this.repo.projectUsageOf(projects.map((p) => p._id));
     const out: Record<string, DepartmentUsageView> = {};
     for (const r of regions) {
       const sum = sumReports(
         reports.filter((u) => u.region === r._id),
-        itemsOf(r).keys(),
+        regionItemsOf(r).keys(),
       );
       if (!sum) continue;
       out[r._id] = {

@@ -154,10 +154,9 @@ export async function loadRegistry(repo: RegistryRepository, yamlText: string, m
     values: toMilliMap(u.values, known(region, 'usage'), `usage ${region}`),
   }));
 
-  const projectIds = new Set([
-    ...(mode === 'merge' ? (await repo.listProjects()).map((p) => p._id) : []),
-    ...file.projects.map((p) => p.id),
-  ]);
+  // In a merge, a report may name a project the store already has (read only when there are reports).
+  const reportsToMerge = mode === 'merge' && Object.keys(file.project_usage).length > 0;
+  const projectIds = new Set([...(reportsToMerge ? (await repo.listProjects()).map((p) => p._id) : []), ...file.projects.map((p) => p.id)]);
   const projectUsage: ProjectUsageDoc[] = Object.entries(file.project_usage).flatMap(([projectId, perRegion]) => {
     if (!projectIds.has(projectId)) throw new Error(`project_usage: unknown project ${projectId}`);
     return Object.entries(perRegion).map(([region, u]) => {

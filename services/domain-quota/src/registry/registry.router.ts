@@ -13,7 +13,7 @@
  *
  * PUT answers 201 when it created the resource and 200 when it replaced it; DELETE answers 204.
  */
-import { identityOf, methodNotAllowed, validate } from '@stratum/http-kit';
+import { methodNotAllowed, validate } from '@stratum/http-kit';
 import { type RequestHandler, type Response, Router } from 'express';
 import type { CheckReport, TreeIntegrity } from '../domain-quotas/domain-quotas.integrity';
 import type { Authorizer } from '../domain-quotas/domain-quotas.policy';
@@ -52,20 +52,6 @@ const putProject = validate({ params: ProjectParams, body: ProjectBody }, invali
 const putUsage = validate({ body: UsageReportBody }, invalidRequest);
 const getUsage = validate({ query: UsageQuery }, invalidRequest);
 const putProjectUsage = validate({ params: ProjectUsageParams, body: UsageReportBody }, invalidRequest);
-
-/**
- * Middleware of `GET /usage`: without `domain_id` the cloud's region reports (registry:get, cloud admin); with it that
- * department's summed use, under C1's rule (registry:domain_usage:get, so its admin may read it). Like `allow`, it runs
- * before the query is validated: a `domain_id` given twice is no department, so only a cloud admin gets its 400.
- */
-function mayReadUsage(policy: Authorizer<RegistryAction>): RequestHandler {
-  return (req, res, next) => {
-    const domainId = req.query.domain_id;
-    if (domainId === undefined) policy.authorize(identityOf(res), 'registry:get');
-    else policy.authorize(identityOf(res), 'registry:domain_usage:get', { domainId: typeof domainId === 'string' ? domainId : undefined });
-    next();
-  };
-}
 
 /** The registry routes; `policy` is the service's enforcer (its defaults unless POLICY_FILE overrides them). */
 export function registryRouter(
@@ -135,7 +121,13 @@ export function registryRouter(
     created(res, out.created).json({ usage: out.usage });
   });
 
-  r.get(`${p}/usage`, mayReadUsage(policy), getUsage, async (_req, res) => {
+  // Without `domain_id` the cloud's region reports (cloud admin); with it that department's summed use, under C1's
+  // rule (its admin may read it). Authorized before the query is validated: a `domain_id` given twice is no department.
+  const readDomainUsage = allow(policy, 'registry:domain_usage:get', (req) => ({
+    domainId: typeof req.query.domain_id === 'string' ? req.query.domain_id : undefined,
+  }));
+  const mayReadUsage: RequestHandler = (req, res, next) => (req.query.domain_id === undefined ? read : readDomainUsage)(req, res, next);
+  r.get(`${p}/usage`, mayReadUsage, getUsage, async (_req, res) => {
     const { domain_id } = getUsage.input(res).query;
     res.json({ usage: domain_id === undefined ? await service.getUsage() : await projectUsage.ofDepartment(domain_id) });
   });

@@ -89,7 +89,6 @@ export const UsageBody = z.strictObject({
     values: z.record(z.string(), z.number()),
   }),
 });
-export type UsageBody = z.infer<typeof UsageBody>;
 
 /**
  * What the usage routes validate with: UsageBody, passing on the body as given so an item named `__proto__` reaches

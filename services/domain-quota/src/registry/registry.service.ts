@@ -29,11 +29,10 @@ import {
   projectHoldsAllocations,
   projectNotFound,
   regionNotFound,
-  usageItemsNotAcceptable,
 } from '../errors';
 import type { DepartmentDoc, ProjectDoc, RegionDoc, RegistryRepository } from './registry.repository';
 import { PathSafeName, RegionName } from './registry.schema';
-import { regionValues, usageValuesOf, wireValues } from './registry.usage';
+import { checkedReport, regionItemsOf, regionValues } from './registry.usage';
 
 /** A region as the API shows it. */
 export interface RegionView {
@@ -105,7 +104,7 @@ export class RegistryService {
 
   /** @throws AppError 409 listing the items `next` drops from `cur`'s catalogue that are still held. */
   private async checkDropped(cur: RegionDoc, next: RegionDoc): Promise<void> {
-    const before = regionItems({ volumeTypes: cur.volume_types, products: cur.products });
+    const before = regionItemsOf(cur);
     const after = regionItems({ volumeTypes: next.volume_types, products: next.products });
     const dropped = [...before.keys()].filter((i) => !after.has(i));
     await this.refuseHeld(cur._id, dropped, 'removing the volume type or product');
@@ -114,7 +113,7 @@ export class RegistryService {
   /** @throws AppError 404 unknown region; 409 while any item of the region is held. */
   async deleteRegion(region: string): Promise<void> {
     const cur = await this.requireRegion(region);
-    const items = [...regionItems({ volumeTypes: cur.volume_types, products: cur.products }).keys()];
+    const items = [...regionItemsOf(cur).keys()];
     await this.refuseHeld(region, items, 'deleting the region');
     await this.repo.deleteRegion(region);
   }
@@ -279,7 +278,7 @@ export class RegistryService {
     const out: Record<string, UsageView> = {};
     for (const r of regions) {
       const u = usage.get(r._id);
-      const items = regionItems({ volumeTypes: r.volume_types, products: r.products });
+      const items = regionItemsOf(r);
       out[r._id] = { collected_at: u?.collected_at ?? null, values: regionValues(items.keys(), u?.values) };
     }
     return out;
@@ -290,11 +289,8 @@ export class RegistryService {
    * @throws AppError 404 unknown region; 400 listing every unknown item or bad value (-1 is not a usage).
    */
   async putUsage(region: string, next: { collected_at?: string; values: Record<string, number> }): Promise<UsageView> {
-    const cur = await this.requireRegion(region);
-    const checked = usageValuesOf(region, regionItems({ volumeTypes: cur.volume_types, products: cur.products }), next.values);
-    if (!checked.ok) throw usageItemsNotAcceptable(region, checked.details);
-    const collectedAt = next.collected_at ? new Date(next.collected_at).toISOString() : new Date().toISOString();
-    await this.repo.putUsage({ _id: region, values: checked.values, collected_at: collectedAt });
-    return { collected_at: collectedAt, values: wireValues(checked.values) };
+    const { report, view } = checkedReport(await this.requireRegion(region), next);
+    await this.repo.putUsage({ _id: region, ...report });
+    return view;
   }
 }

@@ -5,9 +5,14 @@
  * department's actual use is the sum of its projects' reports, with the oldest report's time (docs/decisions.md,
  * "Department actual use").
  */
-import { canonicalItemName, fromMilli, type ItemSpec, toMilli } from '@stratum/quota-items';
+import { canonicalItemName, fromMilli, type ItemSpec, regionItems, toMilli } from '@stratum/quota-items';
 import type { Values } from '../domain-quotas/domain-quotas.repository';
-import type { QuotaErrorDetail } from '../errors';
+import { type QuotaErrorDetail, usageItemsNotAcceptable } from '../errors';
+import type { RegionDoc } from './registry.repository';
+
+/** The items a stored region offers now (its volume types and installed products). */
+export const regionItemsOf = (r: RegionDoc): ReadonlyMap<string, ItemSpec> =>
+  regionItems({ volumeTypes: r.volume_types, products: r.products });
 
 /** One stored report: values in milli-units, `collected_at` an ISO-8601 time in UTC. */
 export interface UsageReport {
@@ -40,6 +45,24 @@ export function usageValuesOf(
     else values[item] = m.milli;
   }
   return details.length > 0 ? { ok: false, details } : { ok: true, values };
+}
+
+/**
+ * A report sent for `region` (a region report or a project's), checked against its catalogue: what to store (milli-units,
+ * `collected_at` as ISO-8601 UTC, now when not given) and what to answer (wire values).
+ * @throws AppError 400 listing every unknown item or bad value (-1 is not a usage).
+ */
+export function checkedReport(
+  region: RegionDoc,
+  next: { collected_at?: string; values: Record<string, unknown> },
+): { report: UsageReport; view: { collected_at: string; values: Record<string, number> } } {
+  const checked = usageValuesOf(region._id, regionItemsOf(region), next.values);
+  if (!checked.ok) throw usageItemsNotAcceptable(region._id, checked.details);
+  const collectedAt = new Date(next.collected_at ?? Date.now()).toISOString();
+  return {
+    report: { collected_at: collectedAt, values: checked.values },
+    view: { collected_at: collectedAt, values: wireValues(checked.values) },
+  };
 }
 
 /** Milli-units → wire values of the given items only. */
