@@ -20,20 +20,27 @@ export function cpuTicks(pid: number | undefined): number | undefined {
   }
 }
 
-/** The pids whose parent is `parent` (read from /proc; a process that ends meanwhile is left out). */
-export function childrenOf(parent: number): number[] {
-  const out: number[] = [];
+/**
+ * The processes whose parent is `parent`, each with its /proc status text (one read per process; a process that ends
+ * meanwhile is left out).
+ */
+export function childStatuses(parent: number): [pid: number, status: string][] {
+  const out: [number, string][] = [];
   const ppid = new RegExp(`^PPid:\\s+${parent}$`, 'm');
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (ppid.test(readFileSync(`/proc/${entry}/status`, 'utf8'))) out.push(Number(entry));
+      const status = readFileSync(`/proc/${entry}/status`, 'utf8');
+      if (ppid.test(status)) out.push([Number(entry), status]);
     } catch {
       // ended between the listing and the read
     }
   }
   return out;
 }
+
+/** The pids whose parent is `parent`. */
+export const childrenOf = (parent: number): number[] => childStatuses(parent).map(([pid]) => pid);
 
 /** CPU ticks of the cluster's postmaster and all its children (the backends FerretDB's pool holds open); 0 without one. */
 export function postgresTicks(postmaster: number | undefined): number {

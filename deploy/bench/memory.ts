@@ -3,7 +3,7 @@
  * load runs, so a suite can report each process's first, last and largest reading ("memory flat under load").
  */
 import { readFileSync } from 'node:fs';
-import { childrenOf } from './cpu';
+import { childStatuses } from './cpu';
 
 /** VmRSS of a process in KiB, or 0 when it is gone. */
 export function rssKiB(pid: number): number {
@@ -20,15 +20,14 @@ export function rssKiB(pid: number): number {
  * KiB, summed (shared buffers are mapped by every backend and would be counted again and again in their RSS).
  */
 function postgresPrivateKiB(postmasterPid: number): number {
+  const anonKiB = (status: string) => Number(/RssAnon:\s+(\d+)/.exec(status)?.[1] ?? 0);
   let total = 0;
-  for (const pid of [postmasterPid, ...childrenOf(postmasterPid)]) {
-    try {
-      const m = /RssAnon:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-      total += m ? Number(m[1]) : 0;
-    } catch {
-      // the process ended between the listing and the read
-    }
+  try {
+    total += anonKiB(readFileSync(`/proc/${postmasterPid}/status`, 'utf8'));
+  } catch {
+    // the postmaster is gone
   }
+  for (const [, status] of childStatuses(postmasterPid)) total += anonKiB(status);
   return total;
 }
 
