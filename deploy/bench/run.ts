@@ -15,6 +15,7 @@ import { signIdentity } from '@stratum/identity';
 import { freePort, ROOT } from '@stratum/store-runtime';
 import { MongoClient } from 'mongodb';
 import { loadEvents, loadRegistryFile } from '../src/load';
+import { withSection } from '../src/markdown';
 import { startStack } from '../src/processes';
 import { ensureSecret, ensureTokensFile, SAMPLE_PROJECT_ID } from '../src/tokens';
 import { rowsTable, runScenario, type ScenarioRow } from './autocannon';
@@ -118,15 +119,6 @@ const SUITES: Record<string, { title: string; run: (seconds: number, connections
   gateway: { title: 'Gateway overhead (B3, cached tokens)', run: gatewayBench },
   replicas: { title: 'Replicas and failover', run: replicasBench },
 };
-
-/** Replaces (or appends) the `## title` section of the markdown `doc`. */
-function withSection(doc: string, title: string, body: string): string {
-  const heading = `## ${title}`;
-  const start = doc.indexOf(`${heading}\n`);
-  if (start < 0) return `${doc.trimEnd()}\n\n${heading}\n\n${body}\n`;
-  const next = doc.indexOf('\n## ', start + heading.length);
-  return `${doc.slice(0, start)}${heading}\n\n${body}\n${next < 0 ? '' : doc.slice(next)}`;
-}
 
 /** `pnpm bench [suite ...]`: runs the named suites (default: all) and rewrites their sections of BENCHMARKS.md. */
 async function main(): Promise<void> {

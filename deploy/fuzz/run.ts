@@ -17,11 +17,12 @@ import { join } from 'node:path';
 import type { TokensFile } from '@stratum/gateway';
 import { ensureStoreInstalled, freePort, isAlive, ROOT, startStore } from '@stratum/store-runtime';
 import { MongoClient } from 'mongodb';
+import { withSection } from '../src/markdown';
 import { startStack } from '../src/processes';
-import { type Fixtures, type FuzzRequest, fetchOpenApi, fixturesFor, runFuzz, seedFixtures, tallyMarkdown, withSection } from './fuzz';
+import { type Fixtures, type FuzzRequest, fetchOpenApi, fixturesFor, runFuzz, seedFixtures, tallyMarkdown } from './fuzz';
 import type { WireOutcome } from './wire';
 
-export const hex = (n: number) => randomBytes(n).toString('hex');
+const hex = (n: number) => randomBytes(n).toString('hex');
 
 /** The section of deploy/BENCHMARKS.md this run writes (`pnpm bench` replaces only its own sections). */
 export const FUZZ_SECTION = 'Fuzz: generated requests through the gateway';

@@ -8,21 +8,12 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startTestStack, type TestStack } from '@stratum/testing';
-import {
-  type FuzzRequest,
-  fetchOpenApi,
-  fixturesFor,
-  foreignData,
-  runFuzz,
-  seedFixtures,
-  shapeProblem,
-  tallyMarkdown,
-  withSection,
-} from '../fuzz/fuzz';
+import { type FuzzRequest, fetchOpenApi, fixturesFor, foreignData, runFuzz, seedFixtures, shapeProblem, tallyMarkdown } from '../fuzz/fuzz';
 import { expectedGroup, operationsOf } from '../fuzz/operations';
 import { encodeSegment } from '../fuzz/valid';
 import { accepts } from '../fuzz/validate';
 import { parseResponse } from '../fuzz/wire';
+import { withSection } from '../src/markdown';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_261_124);
 const REQUESTS = Number(process.env.FUZZ_SAMPLE ?? 600);
