@@ -84,15 +84,12 @@ export interface Stack {
 export async function prepare(database: string, identitySecret: string, tokensJson: string, bus: BusNames): Promise<Stack> {
   const objects = parseManifests(renderOverlay(ROOT, 'podman'));
   const configMaps = objects.filter((o) => o.kind === 'ConfigMap');
-  find(objects, 'ConfigMap', 'stratum-services').data = {
-    ...find(objects, 'ConfigMap', 'stratum-services').data,
-    MONGODB_DATABASE: database,
-  };
-  // This run's own queues and exchanges on the shared broker.
   const set = (name: string, data: Record<string, string>) => {
     const cm = find(objects, 'ConfigMap', name);
     cm.data = { ...cm.data, ...data };
   };
+  set('stratum-services', { MONGODB_DATABASE: database });
+  // This run's own queues and exchanges on the shared broker.
   set('event-query-config', {
     INGEST_QUEUE: bus.ingestQueue,
     INGEST_DEAD_LETTER_QUEUE: bus.deadLetterQueue,

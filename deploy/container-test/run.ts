@@ -152,14 +152,12 @@ async function main(): Promise<void> {
     const victim = s.pods['lbaas-quota'][1];
     if (!victim) throw new Failed('no second lbaas-quota replica');
     await timed(`${victim.pod} killed under load`, async () => {
-      let killed = false;
       const running = load(gateways, GROUP_PATHS.lbaas, admin, { n: 400, concurrency: 4 });
       await sleep(200);
       await podman(['pod', 'kill', '--signal', 'KILL', victim.pod]);
-      killed = true;
       const r = await running;
       const after = await load(gateways, GROUP_PATHS.lbaas, admin, { n: 100 });
-      check(killed && failedCount(after) === 0, `lbaas reads after the kill: ${describeLoad(after)}`);
+      check(failedCount(after) === 0, `lbaas reads after the kill: ${describeLoad(after)}`);
       check(failedCount(r) === 0, `lbaas reads across the kill (GETs retried on the live replica): ${describeLoad(r)}`);
     });
     const retries = (await Promise.all(metrics.map((m) => get(m)))).map(
@@ -169,11 +167,12 @@ async function main(): Promise<void> {
     await timed(`${victim.pod} back`, async () => {
       if ((await podStates())[victim.pod] !== 'Running') await podman(['pod', 'start', victim.pod]);
       await podReady(victim);
-      const before = (await replicaCounts(metrics))[`http://${victim.pod}:8782`] ?? 0;
+      const victimUrl = `http://${victim.pod}:${PROCESSES['lbaas-quota']}`;
+      const before = (await replicaCounts(metrics))[victimUrl] ?? 0;
       // The gateway tries it again once its cool-down (UPSTREAM_COOLDOWN_MS, 2 s) is over.
       await until(`the gateways sending to ${victim.pod} again`, async () => {
         await load(gateways, GROUP_PATHS.lbaas, admin, { n: 8 });
-        return ((await replicaCounts(metrics))[`http://${victim.pod}:8782`] ?? 0) > before ? true : undefined;
+        return ((await replicaCounts(metrics))[victimUrl] ?? 0) > before ? true : undefined;
       });
     });
 

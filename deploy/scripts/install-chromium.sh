@@ -7,7 +7,6 @@ if [ -x /usr/bin/chromium ]; then
   echo "install-chromium: /usr/bin/chromium is installed" >&2
   exit 0
 fi
-echo "install-chromium: installing chromium (first run only)..." >&2
 sh "$(dirname -- "$0")/apt-install.sh" install-chromium chromium
 [ -x /usr/bin/chromium ] || { echo "install-chromium: /usr/bin/chromium still missing after apt-get install" >&2; exit 1; }
 echo "install-chromium: $(/usr/bin/chromium --version 2>/dev/null || echo chromium) installed at /usr/bin/chromium" >&2

@@ -7,7 +7,6 @@ set -eu
 if [ -x /usr/bin/openstack ] && [ -x /usr/bin/keystone-manage ] && /usr/bin/python3 -c 'import openstack, octaviaclient' >/dev/null 2>&1; then
   exit 0
 fi
-echo "install-openstack-clients: installing python3-openstackclient, python3-octaviaclient, python3-openstacksdk, keystone (first run only)..." >&2
 sh "$(dirname -- "$0")/apt-install.sh" install-openstack-clients --no-install-recommends \
   python3-openstackclient python3-octaviaclient python3-openstacksdk keystone
 /usr/bin/openstack --version >&2

@@ -21,12 +21,8 @@ default_ulimits = []
 [engine]
 runtime = "runc"'
 
-missing_pkgs() {
-  for p in $PKGS; do
-    [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" = "install ok installed" ] || printf '%s ' "$p"
-  done
-}
-MISSING=$(missing_pkgs)
+# shellcheck disable=SC2086 # the list is word-split on purpose
+MISSING=$(sh "$(dirname -- "$0")/apt-install.sh" --missing $PKGS)
 CONF_OK=0
 [ -f "$CONF" ] && [ "$(cat "$CONF")" = "$CONF_TEXT" ] && CONF_OK=1
 if [ -z "$MISSING" ] && [ "$CONF_OK" = 1 ]; then
@@ -35,7 +31,6 @@ fi
 
 [ "$(id -u)" -eq 0 ] || die "must run as root to install ${MISSING:-the containers.conf drop-in} (sudo sh $0)"
 if [ -n "$MISSING" ]; then
-  log "installing $MISSING"
   # shellcheck disable=SC2086 # the list is word-split on purpose
   sh "$(dirname -- "$0")/apt-install.sh" install-podman --no-install-recommends $MISSING
 fi

@@ -64,11 +64,7 @@ documentdb_installed() {
 # through PostgreSQL's probes.h).
 RUNTIME_PKGS="postgresql-$PG_MAJOR postgresql-$PG_MAJOR-cron postgresql-$PG_MAJOR-postgis-3 postgresql-$PG_MAJOR-rum"
 BUILD_PKGS="build-essential pkg-config patch postgresql-server-dev-$PG_MAJOR libpq-dev libicu-dev libkrb5-dev libbson-dev libpcre2-dev libintelrdfpmath-dev systemtap-sdt-dev"
-missing_pkgs() {
-  for p in "$@"; do
-    [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" = "install ok installed" ] || printf '%s ' "$p"
-  done
-}
+missing_pkgs() { sh "$ROOT/deploy/scripts/apt-install.sh" --missing "$@"; }
 NEED_BUILD=0
 { vector_installed && documentdb_installed; } || NEED_BUILD=1
 if [ "$NEED_BUILD" = 1 ]; then MISSING=$(missing_pkgs $RUNTIME_PKGS $BUILD_PKGS); else MISSING=$(missing_pkgs $RUNTIME_PKGS); fi
@@ -107,7 +103,6 @@ fi
 # ---- 1. Debian packages -------------------------------------------------------------------------------------------
 if [ -n "$MISSING" ]; then
   t=$(date +%s)
-  log "installing Debian packages: $MISSING"
   # shellcheck disable=SC2086 # a list of package names
   sh "$ROOT/deploy/scripts/apt-install.sh" install-store --no-install-recommends $MISSING
   log "Debian packages installed ($(elapsed "$t"))"
