@@ -13,6 +13,13 @@ export interface Listenable {
 import type { Logger } from 'pino';
 
 /**
+ * How long a service keeps an idle keep-alive connection, in milliseconds: longer than its clients (the gateway's
+ * upstream agent, a load balancer's 60 s) keep theirs, so a client never reuses a connection the service is closing
+ * (node's default, 5 s, races a reused socket into a reset).
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
+/**
  * Listens on `host:port` (port 0 = ephemeral) and installs graceful shutdown (drainOnStop: requests in flight are
  * answered, then `close` runs: store and cache connections) on SIGTERM, SIGINT, or when the IPC channel of the
  * launcher that started the process closes.
@@ -24,7 +31,7 @@ export async function serve(app: Listenable, host: string, port: number, logger:
     server.once('listening', resolve);
     server.once('error', reject);
   });
-  server.keepAliveTimeout = 65_000;
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   const bound = (server.address() as AddressInfo).port;
   logger.info({ host, port: bound }, 'listening');
   const stop = drainOnStop(server, logger, close);

@@ -26,6 +26,7 @@ import {
   loadConfig as loadGatewayConfig,
   type TokensFile,
 } from '@stratum/gateway';
+import { KEEP_ALIVE_TIMEOUT_MS } from '@stratum/http-kit';
 import { type Identity, signIdentity } from '@stratum/identity';
 import * as lbaasQuota from '@stratum/lbaas-quota';
 import type { Express } from 'express';
@@ -77,6 +78,8 @@ async function listen(app: Express): Promise<{ server: Server; url: string }> {
     server.once('listening', ok);
     server.once('error', fail);
   });
+  // As serve() runs them: with node's 5 s the gateway's agent reuses a connection the service is closing (a 502).
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
